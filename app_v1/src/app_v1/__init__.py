@@ -1,0 +1,1 @@
+"""The lab's CRUD app on Pydantic 1.10."""

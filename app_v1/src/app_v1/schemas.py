@@ -1,0 +1,49 @@
+"""Pydantic 1.10 schemas: `@validator(..., always=True)` for is_published, `orm_mode`."""
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, validator
+
+from commons.input_rules import reject_nul, to_utc
+
+
+class Order(StrEnum):
+    asc = "asc"
+    desc = "desc"
+
+
+class PostIn(BaseModel):
+    title: str
+    content: str
+    published_at: datetime
+
+    _published_at_in_utc = validator("published_at", allow_reuse=True)(to_utc)
+    _no_nul_in_text = validator("title", "content", allow_reuse=True)(reject_nul)
+
+
+class PostOut(BaseModel):
+    id: int
+    published_at: datetime
+    updated_at: datetime
+    title: str
+    content: str
+    is_published: bool = False
+
+    @validator("is_published", always=True)
+    def compute_is_published(cls, _value: Any, values: dict[str, Any]) -> bool:
+        published_at = values.get("published_at")
+        if published_at is None:  # published_at itself failed validation
+            return False
+        return to_utc(published_at) <= datetime.now(UTC)
+
+    class Config:
+        orm_mode = True
+
+
+class PostsOut(BaseModel):
+    posts: list[PostOut]
+
+    class Config:
+        orm_mode = True

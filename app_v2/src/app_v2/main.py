@@ -1,0 +1,22 @@
+"""The app on Pydantic 2: `uvicorn app_v2.main:app` (needs DATABASE_URL)."""
+
+import pydantic
+
+from app_v2 import schemas
+from commons.application import build_app
+from commons.routes import SchemaSet
+
+# Pydantic 2 always validates in pydantic-core, a compiled Rust extension.
+PYDANTIC_COMPILED = True
+
+app = build_app(
+    title="Pydantic v2 lab",
+    schemas=SchemaSet(
+        post_in=schemas.PostIn,
+        post_out=schemas.PostOut,
+        posts_out=schemas.PostsOut,
+        order=schemas.Order,
+    ),
+    pydantic_version=pydantic.VERSION,
+    pydantic_compiled=PYDANTIC_COMPILED,
+)

@@ -1,0 +1,43 @@
+"""Pydantic 2 schemas: `@computed_field` for is_published, `from_attributes`."""
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, computed_field, field_validator
+
+from commons.input_rules import reject_nul, to_utc
+
+
+class Order(StrEnum):
+    asc = "asc"
+    desc = "desc"
+
+
+class PostIn(BaseModel):
+    title: str
+    content: str
+    published_at: datetime
+
+    _published_at_in_utc = field_validator("published_at")(to_utc)
+    _no_nul_in_text = field_validator("title", "content")(reject_nul)
+
+
+class PostOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    published_at: datetime
+    updated_at: datetime
+    title: str
+    content: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def is_published(self) -> bool:
+        return to_utc(self.published_at) <= datetime.now(UTC)
+
+
+class PostsOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    posts: list[PostOut]

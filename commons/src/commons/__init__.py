@@ -1,0 +1,1 @@
+"""Shared, Pydantic-free parts of the Pydantic v1 vs v2 lab."""

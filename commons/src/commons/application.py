@@ -1,0 +1,48 @@
+"""Builds a FastAPI app from a schema set: settings, database, routes and error handlers."""
+
+import sys
+
+from fastapi import FastAPI, Request, status
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+from commons.config import ConfigurationError, load_settings
+from commons.database import (
+    DatabaseUnavailableError,
+    create_database_engine,
+    create_schema,
+    create_session_factory,
+)
+from commons.health import build_health_router, collect_versions
+from commons.routes import SchemaSet, build_posts_router
+
+
+def build_app(
+    *, title: str, schemas: SchemaSet, pydantic_version: str, pydantic_compiled: bool
+) -> FastAPI:
+    """Fail fast with one line (not a traceback) when the database is missing or unreachable."""
+    try:
+        settings = load_settings()
+        engine = create_database_engine(settings)
+        create_schema(engine)
+    except (ConfigurationError, DatabaseUnavailableError) as error:
+        # SystemExit prints its message to stderr and exits 1, before uvicorn starts serving.
+        print(f"{title}: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+    app = FastAPI(title=title, version=pydantic_version)
+    app.state.engine = engine
+    app.state.session_factory = create_session_factory(engine)
+    app.include_router(build_posts_router(schemas))
+    app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
+    for connection_error in (OperationalError, InterfaceError, PoolTimeoutError):
+        app.add_exception_handler(connection_error, answer_database_error)
+    return app
+
+
+async def answer_database_error(request: Request, error: Exception) -> JSONResponse:
+    """A database that went away mid-run is a 503 for the client, not an opaque 500."""
+    return JSONResponse(
+        {"detail": "Database unavailable"}, status_code=status.HTTP_503_SERVICE_UNAVAILABLE
+    )

@@ -1,0 +1,80 @@
+"""Settings read from the environment (plain Python, so both Pydantic majors share them)."""
+
+import os
+from dataclasses import dataclass
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+EXAMPLE_DATABASE_URL = "postgresql://postgres:postgres@127.0.0.1:5432/postgres"
+
+
+class ConfigurationError(Exception):
+    """A setting is missing or malformed; the message is one line meant for a person."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: URL
+    pool_size: int
+    max_overflow: int
+
+
+def parse_database_url(raw_url: str) -> URL:
+    """Accept `postgresql://`, `postgres://` and `postgresql+psycopg://` URLs; use psycopg 3."""
+    scheme, separator, rest = raw_url.strip().partition("://")
+    if not separator:
+        raise ConfigurationError(f"DATABASE_URL is not a valid URL: {raw_url!r}")
+    backend, _, driver = scheme.partition("+")
+    if backend not in ("postgresql", "postgres"):
+        raise ConfigurationError(
+            f"DATABASE_URL must be a PostgreSQL URL (postgresql://...), got {scheme}://"
+        )
+    if driver not in ("", "psycopg"):
+        raise ConfigurationError(
+            f"DATABASE_URL driver {driver!r} is not supported; "
+            "use postgresql:// or postgresql+psycopg://"
+        )
+    try:
+        url = make_url(f"postgresql+psycopg://{rest}")
+    except ArgumentError as error:
+        raise ConfigurationError(f"DATABASE_URL is not a valid URL: {error}") from None
+    return url
+
+
+def describe_database_host(url: URL) -> str:
+    """Where the database lives, for error messages (never includes the password)."""
+    socket_dir = url.query.get("host")
+    if url.host:
+        location = f"{url.host}:{url.port or 5432}"
+    elif socket_dir:
+        location = f"socket {socket_dir if isinstance(socket_dir, str) else socket_dir[0]}"
+    else:
+        location = "the default local socket"
+    return f"{location}/{url.database or ''}"
+
+
+def _read_positive_int(name: str, default: int) -> int:
+    raw_value = os.environ.get(name, "").strip()
+    if not raw_value:
+        return default
+    try:
+        value = int(raw_value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a whole number, got {raw_value!r}") from None
+    if value < 0:
+        raise ConfigurationError(f"{name} must not be negative, got {value}")
+    return value
+
+
+def load_settings() -> Settings:
+    raw_url = os.environ.get("DATABASE_URL", "").strip()
+    if not raw_url:
+        raise ConfigurationError(
+            f"DATABASE_URL is not set; export it first, e.g. DATABASE_URL={EXAMPLE_DATABASE_URL}"
+        )
+    return Settings(
+        database_url=parse_database_url(raw_url),
+        pool_size=_read_positive_int("DB_POOL_SIZE", 10),
+        max_overflow=_read_positive_int("DB_MAX_OVERFLOW", 10),
+    )

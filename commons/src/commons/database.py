@@ -1,0 +1,72 @@
+"""Engine, session factory, the `get_db` dependency and race-safe schema creation."""
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session, sessionmaker
+
+from commons.config import Settings, describe_database_host
+from commons.models import Base
+
+# Any constant works; it only has to be the same in every process creating the schema.
+SCHEMA_LOCK_KEY = 0x5079_6C61_6221  # "Pylab!"
+CONNECT_TIMEOUT_SECONDS = 5
+
+
+class DatabaseUnavailableError(Exception):
+    """The database cannot be reached; the message is one line meant for a person."""
+
+
+def create_database_engine(settings: Settings) -> Engine:
+    return create_engine(
+        settings.database_url,
+        pool_size=settings.pool_size,
+        max_overflow=settings.max_overflow,
+        pool_pre_ping=True,
+        connect_args={
+            "connect_timeout": CONNECT_TIMEOUT_SECONDS,
+            # Render every timestamp in UTC, whatever the server's own TimeZone setting.
+            "options": "-c timezone=UTC",
+        },
+    )
+
+
+def create_schema(engine: Engine) -> None:
+    """Create missing tables; safe when several processes start against one database at once."""
+    try:
+        with engine.begin() as connection:
+            # CREATE TABLE IF NOT EXISTS still races on the catalog; serialise the creators.
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+            Base.metadata.create_all(connection)
+    except DBAPIError as error:
+        raise DatabaseUnavailableError(describe_database_error(engine, error)) from None
+
+
+def describe_database_error(engine: Engine, error: DBAPIError) -> str:
+    reason = str(error.orig).strip().splitlines()[0] if error.orig else type(error).__name__
+    return f"cannot use the database at {describe_database_host(engine.url)}: {reason}"
+
+
+def database_is_reachable(engine: Engine) -> bool:
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except DBAPIError:
+        return False
+    return True
+
+
+def create_session_factory(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    """One session per request, from the factory the app was built with."""
+    with request.app.state.session_factory() as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_db)]

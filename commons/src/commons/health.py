@@ -1,0 +1,41 @@
+"""GET /health: library versions and whether the database answers."""
+
+import platform
+from typing import Any
+
+import fastapi
+import psycopg
+import sqlalchemy
+from fastapi import APIRouter, Request, status
+from fastapi.responses import JSONResponse
+
+from commons.database import database_is_reachable
+
+
+def collect_versions(pydantic_version: str, pydantic_compiled: bool) -> dict[str, Any]:
+    return {
+        "python": platform.python_version(),
+        "fastapi": fastapi.__version__,
+        "pydantic": pydantic_version,
+        "pydantic_compiled": pydantic_compiled,
+        "sqlalchemy": sqlalchemy.__version__,
+        "psycopg": psycopg.__version__,
+    }
+
+
+def build_health_router(versions: dict[str, Any]) -> APIRouter:
+    router = APIRouter(tags=["health"])
+
+    @router.get(
+        "/health",
+        responses={503: {"description": "The database cannot be reached"}},
+    )
+    def read_health(request: Request) -> JSONResponse:
+        """Report library versions and database reachability."""
+        if database_is_reachable(request.app.state.engine):
+            body = {"status": "ok", "database": "ok", "versions": versions}
+            return JSONResponse(body, status_code=status.HTTP_200_OK)
+        body = {"status": "degraded", "database": "unavailable", "versions": versions}
+        return JSONResponse(body, status_code=status.HTTP_503_SERVICE_UNAVAILABLE)
+
+    return router

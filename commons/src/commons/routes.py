@@ -1,0 +1,102 @@
+"""The HTTP API, built from a schema set so both apps serve identical paths and status codes."""
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Query, Response, status
+
+from commons import crud
+from commons.database import SessionDep
+from commons.synthetic import build_synthetic_posts
+
+DEFAULT_PER_PAGE = 10
+DEFAULT_SYNTHETIC_PER_PAGE = 100  # the reference experiment's synthetic list size
+MAX_PER_PAGE = 1000
+# Keeps page * per_page (the SQL OFFSET) far inside PostgreSQL's bigint range.
+MAX_PAGE = 1_000_000
+
+PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Posts per page.")]
+PostId = Annotated[int, Path(description="The post's id.")]
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "Post not found"}}
+
+
+@dataclass(frozen=True)
+class SchemaSet:
+    """The Pydantic classes of one app; the only thing that differs between v1 and v2."""
+
+    post_in: type[Any]
+    post_out: type[Any]
+    posts_out: type[Any]
+    order: type[Enum]
+
+
+def build_posts_router(schemas: SchemaSet) -> APIRouter:
+    # Annotations below are evaluated right here, on this app's own classes: keep this module
+    # free of `from __future__ import annotations`, or FastAPI could not resolve them.
+    PostIn = schemas.post_in
+    PostOut = schemas.post_out
+    PostsOut = schemas.posts_out
+    Order = schemas.order
+    ascending = Order("asc")
+
+    router = APIRouter(tags=["posts"])
+
+    def get_visible_post(session: SessionDep, post_id: int) -> Any:
+        post = crud.get_post(session=session, post_id=post_id)
+        if post is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, "Post not found")
+        return post
+
+    # Routes return ORM objects: FastAPI validates them once against response_model
+    # (orm_mode / from_attributes) and serialises the result; no model is built twice.
+    @router.get("/posts", response_model=PostsOut)
+    def list_posts(
+        session: SessionDep,
+        per_page: PerPage = DEFAULT_PER_PAGE,
+        page: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Zero-based page.")] = 0,
+        order: Annotated[Order, Query(description="By published_at, then id.")] = ascending,
+    ) -> Any:
+        """List visible posts, ordered by publication time."""
+        posts = crud.list_posts(
+            session=session,
+            limit=per_page,
+            offset=page * per_page,
+            newest_first=order.value == "desc",
+        )
+        return {"posts": posts}
+
+    @router.get("/posts_synthetic", response_model=PostsOut)
+    def list_synthetic_posts(per_page: PerPage = DEFAULT_SYNTHETIC_PER_PAGE) -> Any:
+        """List posts built in memory on each request (no database)."""
+        return {"posts": build_synthetic_posts(per_page)}
+
+    @router.get("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND)
+    def read_post(session: SessionDep, post_id: PostId) -> Any:
+        """Read one post."""
+        return get_visible_post(session, post_id)
+
+    @router.post("/posts", response_model=PostOut, status_code=status.HTTP_201_CREATED)
+    def create_post(session: SessionDep, post_in: PostIn) -> Any:
+        """Create a post."""
+        return crud.create_post(session=session, post_in=post_in)
+
+    @router.put("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND)
+    def update_post(session: SessionDep, post_id: PostId, post_in: PostIn) -> Any:
+        """Replace a post's title, content and publication time."""
+        post = get_visible_post(session, post_id)
+        return crud.update_post(session=session, post=post, post_in=post_in)
+
+    @router.delete(
+        "/posts/{post_id}",
+        status_code=status.HTTP_204_NO_CONTENT,
+        response_class=Response,
+        responses=NOT_FOUND,
+    )
+    def delete_post(session: SessionDep, post_id: PostId) -> Response:
+        """Delete a post (soft delete: it disappears from every read)."""
+        post = get_visible_post(session, post_id)
+        crud.delete_post(session=session, post=post)
+        return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+    return router

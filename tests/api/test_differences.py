@@ -1,0 +1,70 @@
+"""Where Pydantic 1 and 2 legitimately differ, pin each app's actual behaviour.
+
+README.md's "Pydantic v1 vs v2: behaviour differences" table lists the same cases.
+"""
+
+import httpx
+import pytest
+
+from tests.app_processes import RunningApp
+from tests.factories import post_body
+
+
+def post(running_apps: dict[str, RunningApp], app_name: str, body: object) -> httpx.Response:
+    return httpx.post(f"{running_apps[app_name].base_url}/posts", json=body)
+
+
+def test_integer_title_is_coerced_by_v1_and_refused_by_v2(running_apps) -> None:
+    v1 = post(running_apps, "v1", post_body(title=123))
+    assert v1.status_code == 201 and v1.json()["title"] == "123"
+    v2 = post(running_apps, "v2", post_body(title=123))
+    assert v2.status_code == 422
+    assert v2.json()["detail"][0]["type"] == "string_type"
+
+
+def test_date_without_time_is_refused_by_v1_and_accepted_by_v2(running_apps) -> None:
+    v1 = post(running_apps, "v1", post_body(published_at="2024-01-01"))
+    assert v1.status_code == 422
+    assert v1.json()["detail"][0]["type"] == "value_error.datetime"
+    v2 = post(running_apps, "v2", post_body(published_at="2024-01-01"))
+    assert v2.status_code == 201
+    assert v2.json()["published_at"] == "2024-01-01T00:00:00Z"
+
+
+def test_boolean_datetime_is_read_as_a_timestamp_by_v1_only(running_apps) -> None:
+    v1 = post(running_apps, "v1", post_body(published_at=True))
+    assert v1.status_code == 201
+    assert v1.json()["published_at"] == "1970-01-01T00:00:01+00:00"
+    assert post(running_apps, "v2", post_body(published_at=True)).status_code == 422
+
+
+def test_huge_unix_timestamp_is_scaled_down_by_v1_and_refused_by_v2(running_apps) -> None:
+    huge = 10**20
+    v1 = post(running_apps, "v1", post_body(published_at=huge))
+    assert v1.status_code == 201
+    assert v1.json()["published_at"].startswith("1973-03-03")  # divided by 1000 until it fits
+    v2 = post(running_apps, "v2", post_body(published_at=huge))
+    assert v2.status_code == 422
+    assert v2.json()["detail"][0]["type"] == "datetime_parsing"
+
+
+def test_utc_is_rendered_as_offset_by_v1_and_as_z_by_v2(running_apps) -> None:
+    body = post_body(published_at="2024-05-01T10:00:00+02:00")
+    assert post(running_apps, "v1", body).json()["published_at"] == "2024-05-01T08:00:00+00:00"
+    assert post(running_apps, "v2", body).json()["published_at"] == "2024-05-01T08:00:00Z"
+
+
+@pytest.mark.parametrize(
+    ("app_name", "expected_error"),
+    [
+        ("v1", {"loc": ["body", "title"], "msg": "field required", "type": "value_error.missing"}),
+        ("v2", {"loc": ["body", "title"], "msg": "Field required", "type": "missing"}),
+    ],
+)
+def test_missing_field_error_text_differs(running_apps, app_name: str, expected_error) -> None:
+    body = post_body()
+    del body["title"]
+    response = post(running_apps, app_name, body)
+    assert response.status_code == 422
+    error = response.json()["detail"][0]
+    assert {key: error[key] for key in ("loc", "msg", "type")} == expected_error

@@ -1,0 +1,58 @@
+"""GET /health, /docs, and what happens when the database goes away under a running app."""
+
+import httpx
+import pytest
+
+from tests.app_processes import RunningApp, start_app, stop_app
+from tests.database_helpers import drop_database, recreate_database
+
+EXPECTED_PYDANTIC_MAJOR = {"v1": "1.10.", "v2": "2."}
+
+
+def test_health_reports_versions_and_database(client: httpx.Client, app: RunningApp) -> None:
+    response = client.get("/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["status"], body["database"]) == ("ok", "ok")
+    versions = body["versions"]
+    assert set(versions) == {
+        "python", "fastapi", "pydantic", "pydantic_compiled", "sqlalchemy", "psycopg"
+    }  # fmt: skip
+    assert versions["pydantic"].startswith(EXPECTED_PYDANTIC_MAJOR[app.name])
+    assert versions["fastapi"] == "0.125.0"
+    assert versions["sqlalchemy"].startswith("2.")
+    assert versions["psycopg"].startswith("3.")
+    assert isinstance(versions["pydantic_compiled"], bool)
+
+
+def test_both_apps_share_everything_but_pydantic(running_apps: dict[str, RunningApp]) -> None:
+    versions = {
+        name: httpx.get(f"{app.base_url}/health").json()["versions"]
+        for name, app in running_apps.items()
+    }
+    for library in ("python", "fastapi", "sqlalchemy", "psycopg"):
+        assert versions["v1"][library] == versions["v2"][library], library
+    assert versions["v1"]["pydantic"] != versions["v2"]["pydantic"]
+
+
+def test_docs_and_openapi_are_served(client: httpx.Client) -> None:
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    assert client.get("/openapi.json").json()["info"]["title"].startswith("Pydantic v")
+
+
+@pytest.mark.parametrize("app_name", ["v1", "v2"])
+def test_lost_database_gives_503_not_500(server_url: str, app_name: str) -> None:
+    database = f"pydantic_lab_test_lost_{app_name}"
+    app = start_app(app_name, recreate_database(server_url, database))
+    try:
+        drop_database(server_url, database)  # terminates the app's connections too
+        health = httpx.get(f"{app.base_url}/health", timeout=30)
+        assert health.status_code == 503
+        assert health.json()["database"] == "unavailable"
+        listing = httpx.get(f"{app.base_url}/posts", timeout=30)
+        assert listing.status_code == 503
+        assert listing.json() == {"detail": "Database unavailable"}
+    finally:
+        stop_app(app.process)
+        drop_database(server_url, database)

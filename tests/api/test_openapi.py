@@ -1,0 +1,53 @@
+"""Both apps publish the same API: paths, methods, parameters and status codes."""
+
+from typing import Any
+
+import httpx
+
+from tests.app_processes import RunningApp
+
+
+def describe_operations(openapi: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """What a client relies on, leaving out JSON Schema details that differ by Pydantic major."""
+    operations = {}
+    for path, methods in openapi["paths"].items():
+        for method, operation in methods.items():
+            operations[(method.upper(), path)] = {
+                "parameters": sorted(
+                    (parameter["name"], parameter["in"], parameter.get("required", False))
+                    for parameter in operation.get("parameters", [])
+                ),
+                "has_body": "requestBody" in operation,
+                "status_codes": sorted(operation["responses"]),
+                "summary": operation.get("summary"),
+            }
+    return operations
+
+
+def test_openapi_documents_describe_the_same_api(running_apps: dict[str, RunningApp]) -> None:
+    documents = {
+        name: httpx.get(f"{app.base_url}/openapi.json").json() for name, app in running_apps.items()
+    }
+    v1_operations = describe_operations(documents["v1"])
+    v2_operations = describe_operations(documents["v2"])
+    assert v1_operations == v2_operations
+    assert set(v1_operations) == {
+        ("GET", "/posts"),
+        ("POST", "/posts"),
+        ("GET", "/posts_synthetic"),
+        ("GET", "/posts/{post_id}"),
+        ("PUT", "/posts/{post_id}"),
+        ("DELETE", "/posts/{post_id}"),
+        ("GET", "/health"),
+    }
+    assert v1_operations[("POST", "/posts")]["status_codes"] == ["201", "422"]
+    assert v1_operations[("DELETE", "/posts/{post_id}")]["status_codes"] == ["204", "404", "422"]
+    assert v1_operations[("GET", "/health")]["status_codes"] == ["200", "503"]
+
+
+def test_openapi_bounds_match_the_contract(running_apps: dict[str, RunningApp]) -> None:
+    for app in running_apps.values():
+        operation = httpx.get(f"{app.base_url}/openapi.json").json()["paths"]["/posts"]["get"]
+        schemas = {parameter["name"]: parameter["schema"] for parameter in operation["parameters"]}
+        assert (schemas["per_page"]["minimum"], schemas["per_page"]["maximum"]) == (1, 1000)
+        assert (schemas["page"]["minimum"], schemas["page"]["maximum"]) == (0, 1_000_000)

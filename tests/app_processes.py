@@ -1,0 +1,76 @@
+"""Test-only helpers: start an app with the README's own command and wait until it serves."""
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
+APP_NAMES = ("v1", "v2")
+
+
+def find_free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def app_command(app_name: str, port: int) -> list[str]:
+    uv = shutil.which("uv") or "uv"
+    project = f"app_{app_name}"
+    return [uv, "run", "--locked", "--project", project, "uvicorn", f"{project}.main:app",
+            "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
+
+
+@dataclass
+class RunningApp:
+    name: str
+    base_url: str
+    database_url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+
+def start_app(app_name: str, database_url: str, timeout_seconds: float = 60) -> RunningApp:
+    port = find_free_port()
+    # A file, not a pipe: a server's log would fill a pipe nobody reads and stall it.
+    log_path = Path(tempfile.mkstemp(prefix=f"app_{app_name}-", suffix=".log")[1])
+    environment = {**os.environ, "DATABASE_URL": database_url}
+    environment.pop("VIRTUAL_ENV", None)  # the app runs in its own project environment
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            app_command(app_name, port),
+            cwd=REPOSITORY_ROOT,
+            env=environment,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout_seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            error_output = log_path.read_text(errors="replace")
+            raise RuntimeError(f"app_{app_name} exited with {process.returncode}: {error_output}")
+        try:
+            if httpx.get(f"{base_url}/health", timeout=1).status_code == 200:
+                return RunningApp(app_name, base_url, database_url, process, log_path)
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    stop_app(process)
+    raise RuntimeError(f"app_{app_name} did not answer /health within {timeout_seconds}s")
+
+
+def stop_app(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -1,0 +1,82 @@
+"""Fixtures: a real PostgreSQL (embedded unless DATABASE_URL is set), both apps, HTTP clients."""
+
+import os
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from commons.config import Settings, parse_database_url
+from commons.database import create_database_engine, create_schema
+from commons.embedded_postgres import embedded_postgres
+from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
+from tests.database_helpers import drop_database, recreate_database, truncate_posts
+
+# Test databases get their own names, so DATABASE_URL may point at a server holding real data.
+TEST_DATABASE_PREFIX = "pydantic_lab_test"
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    """A PostgreSQL server: DATABASE_URL if set, else a throwaway embedded one."""
+    configured_url = os.environ.get("DATABASE_URL", "").strip()
+    if configured_url:
+        yield configured_url
+        return
+    with embedded_postgres() as server:
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def commons_database_url(server_url: str) -> Iterator[str]:
+    database = f"{TEST_DATABASE_PREFIX}_commons"
+    yield recreate_database(server_url, database)
+    drop_database(server_url, database)
+
+
+@pytest.fixture(scope="session")
+def engine(commons_database_url: str) -> Iterator[Engine]:
+    engine = create_database_engine(
+        Settings(parse_database_url(commons_database_url), pool_size=2, max_overflow=2)
+    )
+    create_schema(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def session(engine: Engine, commons_database_url: str) -> Iterator[Session]:
+    truncate_posts(commons_database_url)
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+
+
+@pytest.fixture(scope="session")
+def running_apps(server_url: str) -> Iterator[dict[str, RunningApp]]:
+    apps: dict[str, RunningApp] = {}
+    try:
+        for app_name in APP_NAMES:
+            database = f"{TEST_DATABASE_PREFIX}_app_{app_name}"
+            apps[app_name] = start_app(app_name, recreate_database(server_url, database))
+        yield apps
+    finally:
+        for app in apps.values():
+            stop_app(app.process)
+        for app_name in APP_NAMES:
+            drop_database(server_url, f"{TEST_DATABASE_PREFIX}_app_{app_name}")
+
+
+@pytest.fixture(params=APP_NAMES)
+def app(request: pytest.FixtureRequest, running_apps: dict[str, RunningApp]) -> RunningApp:
+    """Each API test runs once per app, against an empty posts table."""
+    running_app = running_apps[request.param]
+    truncate_posts(running_app.database_url)
+    return running_app
+
+
+@pytest.fixture
+def client(app: RunningApp) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=app.base_url, timeout=30) as client:
+        yield client

@@ -1,0 +1,40 @@
+"""Test-only helpers: throwaway databases on a real PostgreSQL server."""
+
+import psycopg
+from psycopg import sql
+from sqlalchemy.engine import URL, make_url
+
+from commons.config import parse_database_url
+
+
+def url_for_database(server_url: str, database: str) -> URL:
+    return parse_database_url(server_url).set(database=database)
+
+
+def libpq_url(url: URL) -> str:
+    """The same URL without SQLAlchemy's `+psycopg` driver marker, for psycopg and the apps."""
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def recreate_database(server_url: str, database: str) -> str:
+    """Drop and create `database`; returns its libpq URL. Never touches any other database."""
+    admin_url = libpq_url(make_url(server_url).set(drivername="postgresql"))
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+        )
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+    return libpq_url(url_for_database(server_url, database))
+
+
+def drop_database(server_url: str, database: str) -> None:
+    admin_url = libpq_url(make_url(server_url).set(drivername="postgresql"))
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database))
+        )
+
+
+def truncate_posts(database_url: str) -> None:
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute("TRUNCATE posts RESTART IDENTITY")

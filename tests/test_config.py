@@ -1,0 +1,61 @@
+"""Settings and DATABASE_URL parsing."""
+
+import pytest
+
+from commons.config import (
+    ConfigurationError,
+    describe_database_host,
+    load_settings,
+    parse_database_url,
+)
+
+
+@pytest.mark.parametrize(
+    "raw_url",
+    [
+        "postgresql://user:secret@db.example:5433/lab",
+        "postgres://user:secret@db.example:5433/lab",
+        "postgresql+psycopg://user:secret@db.example:5433/lab",
+    ],
+)
+def test_parse_database_url_accepts_common_forms(raw_url: str) -> None:
+    url = parse_database_url(raw_url)
+    assert url.drivername == "postgresql+psycopg"
+    assert (url.host, url.port, url.database, url.password) == ("db.example", 5433, "lab", "secret")
+
+
+def test_parse_database_url_keeps_socket_host_parameter() -> None:
+    url = parse_database_url("postgresql://postgres:@/postgres?host=/tmp/socket-dir")
+    assert url.query["host"] == "/tmp/socket-dir"
+    assert describe_database_host(url) == "socket /tmp/socket-dir/postgres"
+
+
+@pytest.mark.parametrize(
+    ("raw_url", "message_part"),
+    [
+        ("mysql://root@localhost/db", "must be a PostgreSQL URL"),
+        ("postgresql+asyncpg://u@h/db", "not supported"),
+        ("not a url", "not a valid URL"),
+    ],
+)
+def test_parse_database_url_rejects_other_databases(raw_url: str, message_part: str) -> None:
+    with pytest.raises(ConfigurationError, match=message_part):
+        parse_database_url(raw_url)
+
+
+def test_load_settings_requires_database_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    with pytest.raises(ConfigurationError, match="DATABASE_URL is not set"):
+        load_settings()
+
+
+def test_load_settings_rejects_non_numeric_pool_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@h/db")
+    monkeypatch.setenv("DB_POOL_SIZE", "many")
+    with pytest.raises(ConfigurationError, match="DB_POOL_SIZE must be a whole number"):
+        load_settings()
+
+
+def test_describe_database_host_never_shows_the_password() -> None:
+    description = describe_database_host(parse_database_url("postgresql://u:hunter2@h:6000/db"))
+    assert description == "h:6000/db"
