@@ -1,0 +1,1 @@
+"""The lab's benchmark: locust scenarios and the runner behind ./test.sh."""

@@ -1,0 +1,192 @@
+"""Command line of ./test.sh: parse options, run the benchmark or `up`, fail in one line."""
+
+import argparse
+import signal
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import NoReturn
+
+from rich.console import Console
+
+from loadtest.processes import BenchmarkError
+from loadtest.scenarios import SCENARIO_NAMES
+from loadtest.settings import APP_NAMES, DEFAULT_PORTS, QUICK_OVERRIDES, BenchmarkSettings
+
+PROGRAM = "./test.sh"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad option is one line (not usage + error) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{PROGRAM}: error: {message} (see {PROGRAM} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 1 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"{value:g} must be between 1 and 3600 seconds")
+    return value
+
+
+def choice_list(allowed: tuple[str, ...]):  # noqa: ANN201 - an argparse type factory
+    def parse(text: str) -> tuple[str, ...]:
+        chosen = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+        unknown = [part for part in chosen if part not in allowed]
+        if unknown or not chosen:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: choose from {', '.join(allowed)} (comma-separated)"
+            )
+        return tuple(name for name in allowed if name in chosen)  # canonical order
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    defaults = BenchmarkSettings()
+    parser = OneLineParser(
+        prog=PROGRAM,
+        description="Benchmark the Pydantic v1 and v2 apps with locust and print a v1-vs-v2 "
+        "table; results go to results/<UTC timestamp>/ (results/latest is the newest).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "mode",
+        nargs="?",
+        choices=("run", "up"),
+        default="run",
+        help="run: the benchmark; up: PostgreSQL + both apps + the locust web UI until Ctrl-C",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one short repeat per cell (duration 8s, warm-up 2s, 1 repeat)",
+    )
+    parser.add_argument(
+        "--repeats", type=positive_int, help=f"repeats per app (default {defaults.repeats})"
+    )
+    parser.add_argument(
+        "--duration",
+        type=positive_seconds,
+        help=f"measured seconds per scenario (default {defaults.duration_s:g})",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=positive_seconds,
+        help=f"discarded warm-up seconds per app start (default {defaults.warmup_s:g})",
+    )
+    parser.add_argument(
+        "--users", type=positive_int, help=f"concurrent locust users (default {defaults.users})"
+    )
+    parser.add_argument(
+        "--dataset",
+        type=positive_int,
+        help=f"posts in the database (default {defaults.dataset_size})",
+    )
+    parser.add_argument("--apps", type=choice_list(APP_NAMES), help="apps to run (default v1,v2)")
+    parser.add_argument(
+        "--scenarios",
+        type=choice_list(SCENARIO_NAMES),
+        help="scenarios to measure (default read,synthetic,write)",
+    )
+    parser.add_argument("--workers", type=positive_int, help="uvicorn workers per app (default 1)")
+    parser.add_argument(
+        "--load-processes",
+        type=positive_int,
+        help="locust processes (a master and N workers when N > 1; default 1)",
+    )
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="do not pin the app and the load generator to separate CPUs",
+    )
+    parser.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="skip measuring locust against a trivial endpoint",
+    )
+    parser.add_argument(
+        "--port-v1", type=positive_int, default=DEFAULT_PORTS["v1"], help="port of app_v1"
+    )
+    parser.add_argument(
+        "--port-v2", type=positive_int, default=DEFAULT_PORTS["v2"], help="port of app_v2"
+    )
+    parser.add_argument(
+        "--results-dir", type=Path, help="where runs are written (default results/)"
+    )
+    return parser
+
+
+def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
+    settings = BenchmarkSettings()
+    if arguments.quick:
+        settings = replace(settings, **QUICK_OVERRIDES)
+    explicit = {
+        "repeats": arguments.repeats,
+        "duration_s": arguments.duration,
+        "warmup_s": arguments.warmup,
+        "users": arguments.users,
+        "dataset_size": arguments.dataset,
+        "apps": arguments.apps,
+        "scenarios": arguments.scenarios,
+        "workers": arguments.workers,
+        "load_processes": arguments.load_processes,
+        "results_dir": arguments.results_dir,
+    }
+    settings = replace(
+        settings, **{key: value for key, value in explicit.items() if value is not None}
+    )
+    if arguments.port_v1 == arguments.port_v2:
+        raise BenchmarkError(f"--port-v1 and --port-v2 are both {arguments.port_v1}")
+    return replace(
+        settings,
+        pin=not arguments.no_pin,
+        calibrate=not arguments.no_calibration,
+        ports={"v1": arguments.port_v1, "v2": arguments.port_v2},
+        results_dir=settings.results_dir.resolve(),
+    )
+
+
+def raise_keyboard_interrupt(*_: object) -> NoReturn:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = build_parser().parse_args(argv)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)  # logs and CI: wide enough that the table never wraps
+    # SIGTERM tears down like Ctrl-C does: every `with`/`finally` below runs.
+    signal.signal(signal.SIGTERM, raise_keyboard_interrupt)
+    try:
+        settings = settings_from_arguments(arguments)
+        if arguments.mode == "up":
+            from loadtest.interactive import run_interactive
+
+            run_interactive(settings, console, Path(tempfile.mkdtemp(prefix="pglab-up-")))
+        else:
+            from loadtest.benchmark import run_benchmark
+
+            run_benchmark(settings, console)
+    except BenchmarkError as error:
+        print(f"{PROGRAM}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROGRAM}: interrupted; everything it started was stopped", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,84 @@
+"""`./test.sh up`: PostgreSQL with the dataset, both apps and the locust web UI, until Ctrl-C."""
+
+import os
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from rich.console import Console
+
+from loadtest.apps import start_app
+from loadtest.database import provide_database
+from loadtest.dataset import load_dataset
+from loadtest.locust_runs import LOADTEST_DIR, LOCUST, LOCUSTFILE
+from loadtest.processes import BenchmarkError, ensure_port_free, start_process
+from loadtest.settings import LOCUST_WEB_PORT, BenchmarkSettings
+
+
+def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path) -> None:
+    environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    ensure_port_free(LOCUST_WEB_PORT, "the locust web UI")
+    for app_name in settings.apps:
+        ensure_port_free(settings.ports[app_name], f"app_{app_name}")
+    with ExitStack() as stack:
+        database = provide_database(stack)
+        load_dataset(database.url, settings.dataset_size)
+        apps = []
+        for app_name in settings.apps:
+            app = start_app(
+                app_name,
+                port=settings.ports[app_name],
+                workers=settings.workers,
+                database_url=database.url,
+                cpus=None,
+                log_path=log_dir / f"app_{app_name}.log",
+                environment=environment,
+            )
+            stack.callback(app.stop)
+            apps.append(app)
+        locust = start_process(
+            [
+                str(LOCUST),
+                "--config",
+                str(LOADTEST_DIR / "locust.conf"),
+                "--locustfile",
+                str(LOCUSTFILE),
+                "--web-host",
+                "127.0.0.1",
+                "--web-port",
+                str(LOCUST_WEB_PORT),
+                "--host",
+                apps[0].base_url,
+                "--users",
+                str(settings.users),
+                "--spawn-rate",
+                str(settings.users),
+                "--class-picker",
+            ],
+            log_path=log_dir / "locust.log",
+            cwd=LOADTEST_DIR,
+        )
+        from loadtest.processes import stop_process
+
+        stack.callback(stop_process, locust)
+        console.print(
+            f"PostgreSQL {database.server_version} ({database.kind}), "
+            f"{settings.dataset_size:,} posts. Logs in {log_dir}",
+            highlight=False,
+        )
+        for app in apps:
+            console.print(
+                f"app_{app.name}: {app.base_url}/docs  (Pydantic {app.versions['pydantic']})"
+            )
+        console.print(
+            f"locust web UI: http://127.0.0.1:{LOCUST_WEB_PORT}  — set Host to one of "
+            + ", ".join(app.base_url for app in apps)
+            + "; pick ReadUser and/or WriteUser"
+        )
+        console.print("Press Ctrl-C to stop everything.")
+        watched = {f"app_{app.name}": app.process for app in apps} | {"locust": locust}
+        while True:
+            for name, process in watched.items():
+                if process.poll() is not None:
+                    raise BenchmarkError(f"{name} exited unexpectedly (see {log_dir})")
+            time.sleep(0.5)

@@ -1,0 +1,122 @@
+"""One headless locust run as a subprocess, and its figures read back from locust's JSON."""
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loadtest.processes import BenchmarkError, start_process, stop_process
+from loadtest.settings import REPOSITORY_ROOT
+from loadtest.stats import merge_histograms
+
+LOADTEST_DIR = REPOSITORY_ROOT / "loadtest"
+LOCUST = LOADTEST_DIR / ".venv" / "bin" / "locust"
+LOCUSTFILE = LOADTEST_DIR / "src" / "loadtest" / "locustfile.py"
+CALIBRATION_LOCUSTFILE = LOADTEST_DIR / "src" / "loadtest" / "calibration_locustfile.py"
+# Locust logs this when its own process is CPU-bound: its numbers are then a floor, not a fact.
+CPU_WARNING_MARKER = "CPU usage above"
+# In-flight requests finish when the time is up, so every acknowledged write is counted.
+STOP_TIMEOUT_S = 10
+
+
+@dataclass
+class LocustRun:
+    requests: int
+    failures: int
+    elapsed_s: float
+    histogram: dict[int, int]
+    cpu_warnings: int
+    failure_messages: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def acknowledged(self) -> int:
+        return self.requests - self.failures
+
+
+def locust_command(
+    *,
+    host: str,
+    users: int,
+    duration_s: float,
+    output_prefix: Path,
+    user_classes: Sequence[str],
+    tags: Sequence[str],
+    load_processes: int = 1,
+    locustfile: Path = LOCUSTFILE,
+) -> list[str]:
+    command = [
+        str(LOCUST), "--config", str(LOADTEST_DIR / "locust.conf"),
+        "--locustfile", str(locustfile), "--headless",
+        "--host", host, "--users", str(users), "--spawn-rate", str(users * 10),
+        "--run-time", f"{max(1, round(duration_s))}s", "--stop-timeout", str(STOP_TIMEOUT_S),
+        "--json-file", str(output_prefix), "--csv", str(output_prefix),
+        "--html", f"{output_prefix}.html", "--exit-code-on-error", "0",
+    ]  # fmt: skip
+    if tags:
+        command += ["--tags", *tags]
+    if load_processes > 1:
+        command += ["--processes", str(load_processes)]
+    return command + list(user_classes)
+
+
+def run_locust(
+    command: list[str],
+    *,
+    output_prefix: Path,
+    cpus: tuple[int, ...] | None,
+    on_tick: Callable[[], None] = lambda: None,
+    timeout_s: float,
+) -> LocustRun:
+    log_path = output_prefix.with_suffix(".log")
+    process = start_process(command, log_path=log_path, cpus=cpus, cwd=LOADTEST_DIR)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while process.poll() is None:
+            if time.monotonic() > deadline:
+                raise BenchmarkError(f"locust did not finish within {timeout_s:.0f}s ({log_path})")
+            on_tick()
+            time.sleep(0.25)
+    finally:
+        stop_process(process)
+    json_path = output_prefix.with_suffix(".json")
+    if process.returncode != 0 or not json_path.exists():
+        last_lines = log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["?"]
+        raise BenchmarkError(f"locust failed (exit {process.returncode}): {last_lines[0]}")
+    return read_locust_json(json_path, log_path)
+
+
+def read_locust_json(json_path: Path, log_path: Path) -> LocustRun:
+    entries = json.loads(json_path.read_text())
+    requests = sum(entry["num_requests"] for entry in entries)
+    failures = sum(entry["num_failures"] for entry in entries)
+    starts = [entry["start_time"] for entry in entries if entry["num_requests"]]
+    ends = [entry["last_request_timestamp"] for entry in entries if entry["num_requests"]]
+    elapsed = (max(ends) - min(starts)) if starts else 0.0
+    histogram = merge_histograms(
+        {int(float(key)): count for key, count in entry["response_times"].items()}
+        for entry in entries
+    )
+    log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
+    failure_lines = [line for line in log_text.splitlines() if "Failure" in line or "Error" in line]
+    prefix = str(json_path.with_suffix(""))
+    files = {
+        "json": json_path.name,
+        "html": f"{Path(prefix).name}.html",
+        "csv_stats": f"{Path(prefix).name}_stats.csv",
+        "log": log_path.name,
+    }
+    return LocustRun(
+        requests=requests,
+        failures=failures,
+        elapsed_s=elapsed,
+        histogram=histogram,
+        cpu_warnings=log_text.count(CPU_WARNING_MARKER),
+        failure_messages=failure_lines[:5],
+        files=files,
+    )

@@ -1,0 +1,59 @@
+"""Memory of an app: RSS and USS summed over its process tree (all uvicorn workers)."""
+
+import threading
+from dataclasses import dataclass
+
+import psutil
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class MemoryReading:
+    rss_mib: float
+    uss_mib: float
+
+
+def read_tree_memory(pid: int) -> MemoryReading:
+    root = psutil.Process(pid)
+    rss = uss = 0
+    for process in (root, *root.children(recursive=True)):
+        try:
+            info = process.memory_full_info()  # USS: pages only this process holds
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+        rss += info.rss
+        uss += info.uss
+    return MemoryReading(round(rss / MIB, 1), round(uss / MIB, 1))
+
+
+class PeakMemorySampler:
+    """Samples the tree in a background thread while load runs; keeps the peak of each."""
+
+    def __init__(self, pid: int, interval_s: float = 0.5) -> None:
+        self.pid = pid
+        self.interval_s = interval_s
+        self.peak_rss_mib = 0.0
+        self.peak_uss_mib = 0.0
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memory-sampler", daemon=True)
+
+    def __enter__(self) -> "PeakMemorySampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                reading = read_tree_memory(self.pid)
+            except psutil.NoSuchProcess:
+                return
+            self.peak_rss_mib = max(self.peak_rss_mib, reading.rss_mib)
+            self.peak_uss_mib = max(self.peak_uss_mib, reading.uss_mib)
+            self.samples += 1
+            self._stop.wait(self.interval_s)

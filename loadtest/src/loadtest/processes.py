@@ -1,0 +1,79 @@
+"""Child processes the runner owns: started in their own session, always torn down."""
+
+import os
+import signal
+import socket
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+
+class BenchmarkError(Exception):
+    """A problem to report in one line, then exit non-zero."""
+
+
+def ensure_port_free(port: int, what: str) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            raise BenchmarkError(
+                f"port {port} (for {what}) is already in use; stop whatever listens there "
+                "(an earlier ./test.sh?) or pick another port"
+            ) from None
+
+
+def find_free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_process(
+    command: Sequence[str],
+    *,
+    log_path: Path,
+    cpus: tuple[int, ...] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start `command` in a new session (Ctrl-C reaches only the runner, which then cleans up)."""
+    executable = command[0]
+    if not Path(executable).exists():
+        raise BenchmarkError(f"{executable} is missing; run ./test.sh (it syncs the environments)")
+
+    def pin_to_cpus() -> None:
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log_file:
+        return subprocess.Popen(
+            list(command),
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=pin_to_cpus,
+            env=env,
+            cwd=cwd,
+        )
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:
+    """SIGTERM the whole process group, then SIGKILL whatever is left."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # stragglers (workers) of a finished leader
+    except (ProcessLookupError, PermissionError):
+        pass
+    if process.poll() is None:
+        process.wait()

@@ -1,0 +1,93 @@
+"""Verify before timing: every scenario answers correctly, or its cell publishes nothing."""
+
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from loadtest.dataset import count_visible_posts
+from loadtest.scenarios import WRITE_BODY, Scenario
+
+POST_OUT_TYPES: dict[str, type | tuple[type, ...]] = {
+    "id": int,
+    "published_at": str,
+    "updated_at": str,
+    "title": str,
+    "content": str,
+    "is_published": bool,
+}
+
+
+def post_shape_problems(post: Any) -> list[str]:
+    if not isinstance(post, dict):
+        return [f"a post is {type(post).__name__}, not an object"]
+    if set(post) != set(POST_OUT_TYPES):
+        return [f"post fields are {sorted(post)}, expected {sorted(POST_OUT_TYPES)}"]
+    problems = [
+        f"{name} is {type(post[name]).__name__}"
+        for name, expected in POST_OUT_TYPES.items()
+        if not isinstance(post[name], expected)
+        or (expected is int and isinstance(post[name], bool))
+    ]
+    for name in ("published_at", "updated_at"):
+        try:
+            datetime.fromisoformat(str(post[name]).replace("Z", "+00:00"))
+        except ValueError:
+            problems.append(f"{name} {post[name]!r} is not an ISO timestamp")
+    return problems
+
+
+def response_problems(response: httpx.Response, expected_status: int) -> list[str]:
+    problems = []
+    if response.status_code != expected_status:
+        problems.append(f"status {response.status_code}, expected {expected_status}")
+    if response.headers.get("content-type") != "application/json":
+        problems.append(f"content-type {response.headers.get('content-type')!r}")
+    return problems
+
+
+def verify_list(client: httpx.Client, scenario: Scenario) -> list[str]:
+    response = client.get(scenario.path)
+    problems = response_problems(response, scenario.expected_status)
+    if problems:
+        return problems
+    body = response.json()
+    if not isinstance(body, dict) or set(body) != {"posts"} or not isinstance(body["posts"], list):
+        return ['body is not {"posts": [...]}']
+    posts = body["posts"]
+    if len(posts) != scenario.expected_posts:
+        return [f"{len(posts)} posts, expected {scenario.expected_posts}"]
+    for post in posts:
+        if problems := post_shape_problems(post):
+            return problems
+    return []
+
+
+def verify_write(client: httpx.Client, scenario: Scenario, database_url: str) -> list[str]:
+    rows_before = count_visible_posts(database_url)
+    response = client.post(scenario.path, json=WRITE_BODY)
+    problems = response_problems(response, scenario.expected_status)
+    if problems:
+        return problems
+    created = response.json()
+    if problems := post_shape_problems(created):
+        return problems
+    if created["title"] != WRITE_BODY["title"] or created["content"] != WRITE_BODY["content"]:
+        return ["the created post does not echo the request body"]
+    read_back = client.get(f"/posts/{created['id']}")
+    if read_back.status_code != 200 or read_back.json() != created:
+        return [f"the created post is not visible on read-back (status {read_back.status_code})"]
+    if count_visible_posts(database_url) != rows_before + 1:
+        return ["the database does not hold exactly one new row after one POST"]
+    return []
+
+
+def verify_scenario(base_url: str, scenario: Scenario, database_url: str) -> list[str]:
+    """Problems found (empty when the scenario's request is correct)."""
+    try:
+        with httpx.Client(base_url=base_url, timeout=30) as client:
+            if scenario.method == "GET":
+                return verify_list(client, scenario)
+            return verify_write(client, scenario, database_url)
+    except (httpx.HTTPError, ValueError) as error:
+        return [f"{type(error).__name__}: {error}"]
