@@ -1,0 +1,51 @@
+"""Run the real benchmark runner (`python -m loadtest`, what ./test.sh execs) as a subprocess."""
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+
+REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
+# Small enough to finish in about a minute, large enough to exercise every step.
+TINY_RUN = ["--duration", "2", "--warmup", "1", "--dataset", "300", "--users", "4"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def runner_command(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "loadtest", *argv]
+
+
+def runner_environment(**overrides: str) -> dict[str, str]:
+    environment = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    environment.update(overrides)
+    return environment
+
+
+def run_runner(*argv: str, timeout: float = 400, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        runner_command(*argv),
+        cwd=REPOSITORY_ROOT,
+        env=runner_environment(**env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def lab_processes() -> set[int]:
+    """Processes the runner may start: apps, locust, the trivial server, embedded PostgreSQL."""
+    markers = ("app_v1.main", "app_v2.main", "locust", "loadtest.trivial_app", "pglab-")
+    found = set()
+    for process in psutil.process_iter(["pid", "cmdline"]):
+        command_line = " ".join(process.info["cmdline"] or [])
+        if any(marker in command_line for marker in markers) and "pytest" not in command_line:
+            found.add(process.info["pid"])
+    return found

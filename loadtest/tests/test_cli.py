@@ -1,0 +1,71 @@
+"""Options: presets, overrides and one-line errors."""
+
+import subprocess
+import sys
+
+import pytest
+
+from loadtest.cli import build_parser, settings_from_arguments
+from loadtest.pinning import plan_pinning
+from loadtest.processes import BenchmarkError
+
+
+def settings_for(*argv: str):
+    return settings_from_arguments(build_parser().parse_args(list(argv)))
+
+
+def test_defaults_match_the_documented_run() -> None:
+    settings = settings_for()
+    assert (settings.repeats, settings.duration_s, settings.users) == (3, 15, 10)
+    assert settings.dataset_size == 10_000 and settings.apps == ("v1", "v2")
+    assert settings.pin and settings.calibrate
+
+
+def test_quick_preset_yields_to_explicit_options() -> None:
+    assert settings_for("--quick").repeats == 1
+    quick = settings_for("--quick", "--repeats", "2", "--scenarios", "write,read")
+    assert (quick.repeats, quick.duration_s) == (2, 8)
+    assert quick.scenarios == ("read", "write")  # canonical order
+
+
+def test_same_port_for_both_apps_is_refused() -> None:
+    with pytest.raises(BenchmarkError, match="both 9000"):
+        settings_for("--port-v1", "9000", "--port-v2", "9000")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--repeats", "0"], "0 must be at least 1"),
+        (["--users", "many"], "'many' is not a whole number"),
+        (["--apps", "v3"], "choose from v1, v2"),
+        (["--scenarios", ""], "choose from read, synthetic, write"),
+        (["--duration", "0.5"], "between 1 and 3600 seconds"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["down"], "invalid choice: 'down'"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(argv: list[str], message: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "loadtest", *argv], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("./test.sh: error:") and message in line
+
+
+def test_help_lists_every_option() -> None:
+    help_text = build_parser().format_help()
+    for option in ("--quick", "--repeats", "--duration", "--users", "--dataset", "--apps",
+                   "--scenarios", "--workers", "--no-pin", "--load-processes"):  # fmt: skip
+        assert option in help_text
+
+
+def test_pinning_splits_cores_and_says_so() -> None:
+    plan = plan_pinning(True, {0, 1})
+    assert (plan.app_cpus, plan.load_cpus) == ((1,), (0,))
+    assert plan_pinning(True, {3}).enabled is False
+    assert plan_pinning(False, {0, 1}).note == "pinning turned off (--no-pin)"
+    four = plan_pinning(True, {0, 1, 2, 3})
+    assert (four.app_cpus, four.load_cpus) == ((2, 3), (0, 1))

@@ -1,0 +1,115 @@
+"""Error paths end in one line and a non-zero exit; Ctrl-C tears everything down."""
+
+import signal
+import socket
+import subprocess
+import time
+
+from tests.runner import (
+    REPOSITORY_ROOT,
+    TINY_RUN,
+    free_port,
+    lab_processes,
+    run_runner,
+    runner_command,
+    runner_environment,
+)
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip()]
+
+
+def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
+    before = lab_processes()
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        busy_port = squatter.getsockname()[1]
+        result = run_runner(
+            *TINY_RUN, "--no-calibration", "--results-dir", str(tmp_path),
+            "--port-v1", str(busy_port), "--port-v2", str(free_port()),
+        )  # fmt: skip
+    assert result.returncode == 1
+    [line] = error_lines(result.stderr)
+    assert line == (
+        f"./test.sh: error: port {busy_port} (for app_v1) is already in use; stop whatever "
+        "listens there (an earlier ./test.sh?) or pick another port"
+    )
+    assert lab_processes() - before == set()
+
+
+def test_unreachable_database_is_one_line_and_non_zero(tmp_path) -> None:
+    result = run_runner(
+        *TINY_RUN, "--results-dir", str(tmp_path),
+        DATABASE_URL="postgresql://lab:secret@127.0.0.1:1/lab",
+    )  # fmt: skip
+    assert result.returncode == 1
+    [line] = error_lines(result.stderr)
+    assert line.startswith("./test.sh: error: cannot use the database server at 127.0.0.1:1/lab")
+    assert "secret" not in result.stderr
+
+
+def test_non_postgresql_database_url_is_refused(tmp_path) -> None:
+    result = run_runner(*TINY_RUN, "--results-dir", str(tmp_path), DATABASE_URL="sqlite:///x.db")
+    assert result.returncode == 1
+    assert "must be a PostgreSQL URL" in result.stderr
+
+
+def test_ctrl_c_mid_run_stops_everything(tmp_path) -> None:
+    before = lab_processes()
+    runner = subprocess.Popen(
+        runner_command(
+            "--duration",
+            "30",
+            "--warmup",
+            "30",
+            "--dataset",
+            "300",
+            "--repeats",
+            "1",
+            "--no-calibration",
+            "--results-dir",
+            str(tmp_path),
+            "--port-v1",
+            str(free_port()),
+            "--port-v2",
+            str(free_port()),
+        ),  # fmt: skip
+        cwd=REPOSITORY_ROOT,
+        env=runner_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    # Wait until the app and locust are up (the warm-up has started), then press "Ctrl-C".
+    while time.monotonic() < deadline and not any(
+        "locust" in command_line for command_line in _child_command_lines(runner.pid)
+    ):
+        assert runner.poll() is None, runner.communicate()[1]
+        time.sleep(0.2)
+    assert lab_processes() - before, "nothing was started before the interrupt"
+    runner.send_signal(signal.SIGINT)
+    _, stderr = runner.communicate(timeout=60)
+    assert runner.returncode == 130
+    assert "interrupted; everything it started was stopped" in stderr
+    assert "Traceback" not in stderr
+    time.sleep(0.5)
+    assert lab_processes() - before == set()
+
+
+def _child_command_lines(pid: int) -> list[str]:
+    import psutil
+
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    command_lines = []
+    for child in children:
+        try:
+            command_lines.append(" ".join(child.cmdline()))
+        except psutil.Error:  # exited, or a zombie (pg_ctl's leftover child)
+            continue
+    return command_lines
