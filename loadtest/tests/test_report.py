@@ -34,3 +34,8 @@ def test_report_lists_settings_versions_and_headroom(tmp_path: Path) -> None:
     assert "order v1 v2 / v2 v1 / v1 v2" in report
     assert "Load generator headroom: locust drove 6,000.0 r/s" in report
     assert "## Flags\n\n- none" in report
+
+
+def test_report_names_the_host(tmp_path: Path) -> None:
+    report = write_report(tmp_path, build(steady_cells())).read_text()
+    assert "Test CPU, 2 cores (2 available), 8.0 GiB, Linux test, Python 3.11.7." in report

@@ -19,7 +19,14 @@ def build(cells, settings=SETTINGS, calibration=None):
         settings=settings,
         cells=cells,
         calibration=calibration or {"rps": 6000.0},
-        host={"cpu_model": "test", "cores": 2},
+        host={
+            "cpu_model": "Test CPU",
+            "cores": 2,
+            "cores_available": 2,
+            "memory_gib": 8.0,
+            "os": "Linux test",
+            "python": "3.11.7",
+        },
         database={"kind": "embedded", "server_version": "18"},
         pinning=plan_pinning(True, {0, 1}),
         started_at=NOW,
@@ -28,10 +35,11 @@ def build(cells, settings=SETTINGS, calibration=None):
 
 
 def steady_cells():
+    base_rps = {"v1": 100.0, "v2": 300.0}
     return [
-        make_cell(app, repeat, {"read": base + repeat, "write": 400.0})
-        for repeat in range(3)
-        for app, base in (("v1", 100.0), ("v2", 300.0))
+        make_cell(app, repeat, {"read": base_rps[app] + repeat, "write": 400.0})
+        for repeat, apps in enumerate(interleaved_order(("v1", "v2"), 3))
+        for app in apps
     ]
 
 
