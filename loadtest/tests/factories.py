@@ -12,7 +12,10 @@ VERSIONS = {
 }  # fmt: skip
 
 
-def locust_run(rps: float, *, failures: int = 0, seconds: float = 10.0, cpu_warnings: int = 0):
+def locust_run(
+    rps: float, *, failures: int = 0, seconds: float = 10.0, cpu_warnings: int = 0,
+    cpu_percent: float = 30.0,
+):  # fmt: skip
     requests = round(rps * seconds)
     return LocustRun(
         requests=requests,
@@ -20,6 +23,7 @@ def locust_run(rps: float, *, failures: int = 0, seconds: float = 10.0, cpu_warn
         elapsed_s=seconds,
         histogram={10: requests // 2, 20: requests - requests // 2},
         cpu_warnings=cpu_warnings,
+        cpu_percent=cpu_percent,
         files={"json": "read.json"},
     )
 

@@ -126,3 +126,13 @@ def test_results_file_round_trips_and_latest_points_at_newest(tmp_path: Path) ->
         link_latest(tmp_path, run_dir)
     assert (tmp_path / "latest").resolve() == (tmp_path / "20260101T000100Z").resolve()
     assert json.loads((tmp_path / "latest" / "results.json").read_text()) == results
+
+
+def test_a_busy_load_generator_is_flagged_even_without_locust_warnings() -> None:
+    cells = [make_cell("v1", 0, {"read": 100.0}, cpu_percent=95.0),
+             make_cell("v2", 0, {"read": 300.0}, cpu_percent=40.0)]  # fmt: skip
+    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",)))
+    v1_flags = results["apps"]["v1"]["scenarios"]["read"]["flags"]
+    assert v1_flags == ["load generator near its limit (locust at 95% CPU)"]
+    assert results["apps"]["v1"]["scenarios"]["read"]["runs"][0]["locust_cpu_percent"] == 95.0
+    assert results["apps"]["v2"]["scenarios"]["read"]["flags"] == []

@@ -27,7 +27,7 @@ from loadtest.settings import BenchmarkSettings
 from loadtest.verify import verify_scenario
 
 SETTLE_S = 1.0  # let the app go quiet before idle/after memory readings
-SCENARIO_USER_CLASS = {"read": "ReadUser", "synthetic": "ReadUser", "write": "WriteUser"}
+SCENARIO_USER_CLASS = {"read": "ReadUser", "synthetic": "SyntheticUser", "write": "WriteUser"}
 
 
 @dataclass
@@ -184,8 +184,7 @@ def warm_up(
         users=settings.users,
         duration_s=settings.warmup_s,
         output_prefix=prefix,
-        user_classes=sorted({SCENARIO_USER_CLASS[name] for name in scenarios}),
-        tags=scenarios,
+        user_classes=[SCENARIO_USER_CLASS[name] for name in scenarios],
         load_processes=settings.load_processes,
     )
     run_locust(
@@ -216,7 +215,6 @@ def measure_scenario(
         duration_s=settings.duration_s,
         output_prefix=prefix,
         user_classes=[SCENARIO_USER_CLASS[name]],
-        tags=[name],
         load_processes=settings.load_processes,
     )
     rows_before = count_visible_posts(database.url) if name == "write" else 0

@@ -62,7 +62,6 @@ def calibrate_load_generator(
                 duration_s=duration_s,
                 output_prefix=prefix,
                 user_classes=["CalibrationUser"],
-                tags=[],
                 load_processes=settings.load_processes,
                 locustfile=CALIBRATION_LOCUSTFILE,
             ),
@@ -79,6 +78,7 @@ def calibrate_load_generator(
         "failures": run.failures,
         "duration_s": round(run.elapsed_s, 2),
         "locust_cpu_warnings": run.cpu_warnings,
+        "locust_cpu_percent": run.cpu_percent,
     }
 
 

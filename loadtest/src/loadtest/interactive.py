@@ -73,7 +73,7 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
         console.print(
             f"locust web UI: http://127.0.0.1:{LOCUST_WEB_PORT}  — set Host to one of "
             + ", ".join(app.base_url for app in apps)
-            + "; pick ReadUser and/or WriteUser"
+            + "; pick ReadUser, SyntheticUser and/or WriteUser"
         )
         console.print("Press Ctrl-C to stop everything.")
         watched = {f"app_{app.name}": app.process for app in apps} | {"locust": locust}

@@ -1,6 +1,7 @@
 """One headless locust run as a subprocess, and its figures read back from locust's JSON."""
 
 import json
+import resource
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ class LocustRun:
     elapsed_s: float
     histogram: dict[int, int]
     cpu_warnings: int
+    cpu_percent: float = 0.0  # locust's own CPU over its lifetime, in % of one core
     failure_messages: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
 
@@ -46,7 +48,6 @@ def locust_command(
     duration_s: float,
     output_prefix: Path,
     user_classes: Sequence[str],
-    tags: Sequence[str],
     load_processes: int = 1,
     locustfile: Path = LOCUSTFILE,
 ) -> list[str]:
@@ -58,8 +59,6 @@ def locust_command(
         "--json-file", str(output_prefix), "--csv", str(output_prefix),
         "--html", f"{output_prefix}.html", "--exit-code-on-error", "0",
     ]  # fmt: skip
-    if tags:
-        command += ["--tags", *tags]
     if load_processes > 1:
         command += ["--processes", str(load_processes)]
     return command + list(user_classes)
@@ -74,8 +73,12 @@ def run_locust(
     timeout_s: float,
 ) -> LocustRun:
     log_path = output_prefix.with_suffix(".log")
+    # Children's CPU time, read around this run: locust's own usage, which its log does not
+    # always show (its "CPU usage above 90%" warning stayed silent while it was the limit).
+    usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
     process = start_process(command, log_path=log_path, cpus=cpus, cwd=LOADTEST_DIR)
-    deadline = time.monotonic() + timeout_s
+    deadline = started + timeout_s
     try:
         while process.poll() is None:
             if time.monotonic() > deadline:
@@ -84,11 +87,18 @@ def run_locust(
             time.sleep(0.25)
     finally:
         stop_process(process)
+    wall_s = time.monotonic() - started
+    usage_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (usage_after.ru_utime - usage_before.ru_utime) + (
+        usage_after.ru_stime - usage_before.ru_stime
+    )
     json_path = output_prefix.with_suffix(".json")
     if process.returncode != 0 or not json_path.exists():
         last_lines = log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["?"]
         raise BenchmarkError(f"locust failed (exit {process.returncode}): {last_lines[0]}")
-    return read_locust_json(json_path, log_path)
+    run = read_locust_json(json_path, log_path)
+    run.cpu_percent = round(100 * cpu_s / wall_s, 1) if wall_s > 0 else 0.0
+    return run
 
 
 def read_locust_json(json_path: Path, log_path: Path) -> LocustRun:

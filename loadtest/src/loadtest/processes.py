@@ -14,6 +14,8 @@ class BenchmarkError(Exception):
 
 def ensure_port_free(port: int, what: str) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As uvicorn does: connections left in TIME_WAIT by an earlier run do not block a bind.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 SPREAD_LIMIT = 0.10  # repeats of one cell should agree within about 10%
+# Locust's CPU over a run (start-up included) in % of one core, per load process: above this,
+# the load generator, not the app, may be what limits the cell.
+LOCUST_CPU_LIMIT_PERCENT = 80
 MEMORY_FIELDS = ("idle", "peak", "after")
 
 
@@ -23,7 +26,7 @@ def round_or_none(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def scenario_results(cells: list["Cell"], name: str) -> dict[str, Any]:
+def scenario_results(cells: list["Cell"], name: str, load_processes: int = 1) -> dict[str, Any]:
     """One app's figures for one scenario: medians over repeats, merged latency, flags, runs."""
     flags: list[str] = []
     runs = []
@@ -46,6 +49,7 @@ def scenario_results(cells: list["Cell"], name: str) -> dict[str, Any]:
             "p95_ms": percentile_ms(run.histogram, 0.95),
             "p99_ms": percentile_ms(run.histogram, 0.99),
             "locust_cpu_warnings": run.cpu_warnings,
+            "locust_cpu_percent": run.cpu_percent,
             "files": {key: f"runs/{cell.repeat + 1:02d}-{cell.app}/{value}"
                       for key, value in run.files.items()},
         }  # fmt: skip
@@ -67,6 +71,9 @@ def scenario_results(cells: list["Cell"], name: str) -> dict[str, Any]:
     cpu_warnings = sum(entry["locust_cpu_warnings"] for entry in published)
     if cpu_warnings:
         flags.append(f"load generator CPU-bound ({cpu_warnings} locust warnings)")
+    busiest = max((entry["locust_cpu_percent"] for entry in published), default=0.0)
+    if busiest > LOCUST_CPU_LIMIT_PERCENT * load_processes:
+        flags.append(f"load generator near its limit (locust at {busiest:.0f}% CPU)")
     rps_values = [entry["rps"] for entry in published]
     spread = relative_spread(rps_values)
     if spread is not None and spread > SPREAD_LIMIT:
@@ -123,7 +130,10 @@ def build_results(
         apps[app_name] = {
             "versions": next((cell.versions for cell in app_cells if cell.versions), {}),
             "memory": memory_results(app_cells),
-            "scenarios": {name: scenario_results(app_cells, name) for name in settings.scenarios},
+            "scenarios": {
+                name: scenario_results(app_cells, name, settings.load_processes)
+                for name in settings.scenarios
+            },
         }
     ratios = {}
     if {"v1", "v2"} <= set(apps):
