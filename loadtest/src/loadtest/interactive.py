@@ -11,7 +11,7 @@ from loadtest.apps import start_app
 from loadtest.database import provide_database
 from loadtest.dataset import load_dataset
 from loadtest.locust_runs import LOADTEST_DIR, LOCUST, LOCUSTFILE
-from loadtest.processes import BenchmarkError, ensure_port_free, start_process
+from loadtest.processes import BenchmarkError, ensure_port_free, start_process, stop_process
 from loadtest.settings import LOCUST_WEB_PORT, BenchmarkSettings
 
 
@@ -58,8 +58,6 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
             log_path=log_dir / "locust.log",
             cwd=LOADTEST_DIR,
         )
-        from loadtest.processes import stop_process
-
         stack.callback(stop_process, locust)
         console.print(
             f"PostgreSQL {database.server_version} ({database.kind}), "
