@@ -3,22 +3,23 @@
 # sync the locked environments named in $@ (app_v1 app_v2 commons loadtest).
 set -euo pipefail
 
+UV_VERSION=0.13.9
+TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
+
 ensure_uv() {
+  export PATH="$TOOLS_DIR/uv/bin:$PATH"
   if command -v uv >/dev/null 2>&1; then return; fi
-  local user_bin
-  user_bin="$(python3 -m site --user-base)/bin"
-  export PATH="$user_bin:$HOME/.local/bin:$PATH"
-  if command -v uv >/dev/null 2>&1; then return; fi
-  echo "uv not found; installing it from PyPI (python3 -m pip install --user uv)..." >&2
-  python3 -m pip install --quiet --user uv >&2 || python3 -m pip install --quiet uv >&2 || {
-    echo "error: could not install uv; install it yourself (https://docs.astral.sh/uv/) and retry" >&2
+  # A private venv (git-ignored .tools/) works on any Python, including Debian's system one,
+  # which refuses `pip install --user` (PEP 668).
+  echo "uv not found; installing uv $UV_VERSION from PyPI into .tools/uv ..." >&2
+  if ! { python3 -m venv "$TOOLS_DIR/uv" >&2 \
+         && "$TOOLS_DIR/uv/bin/python" -m pip install --quiet "uv==$UV_VERSION" >&2; }; then
+    rm -rf "$TOOLS_DIR/uv"
+    echo "error: could not install uv (needs python3 with the venv module, e.g. Debian's" \
+         "python3-venv); install uv yourself (https://docs.astral.sh/uv/) and retry" >&2
     exit 1
-  }
+  fi
   hash -r
-  command -v uv >/dev/null 2>&1 || {
-    echo "error: uv was installed but is not on PATH; add $user_bin to PATH and retry" >&2
-    exit 1
-  }
 }
 
 sync_projects() {

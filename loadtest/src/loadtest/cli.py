@@ -171,8 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=120)  # logs and CI: wide enough that the table never wraps
-    # SIGTERM tears down like Ctrl-C does: every `with`/`finally` below runs.
+    # SIGTERM tears down like Ctrl-C does: every `with`/`finally` below runs. SIGINT is set
+    # explicitly too: a shell starts background jobs with it ignored, and Ctrl-C must still work.
     signal.signal(signal.SIGTERM, raise_keyboard_interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         settings = settings_from_arguments(arguments)
         if arguments.mode == "up":

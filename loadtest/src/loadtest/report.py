@@ -121,7 +121,7 @@ def print_table(results: dict[str, Any], console: Console) -> None:
     for flag in flags:
         console.print(f"[bold yellow]⚠ {flag}[/]")
     if not flags:
-        console.print("No flags: no failures, no verification problems, no CPU-bound locust.")
+        console.print("No flags: no failures, no verification problems, no busy load generator.")
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
