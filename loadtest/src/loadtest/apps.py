@@ -2,30 +2,28 @@
 
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from loadtest.memory import MemoryReading, read_tree_memory
 from loadtest.processes import BenchmarkError, ensure_port_free, start_process, stop_process
 from loadtest.settings import REPOSITORY_ROOT
 
 
 @dataclass
 class RunningApp:
+    """A started app, wherever it runs: a local process tree or a container."""
+
     name: str
     base_url: str
-    process: subprocess.Popen[bytes]
-    log_path: Path
     versions: dict[str, Any]
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def stop(self) -> None:
-        stop_process(self.process)
+    read_memory: Callable[[], MemoryReading]
+    stop: Callable[[], None]
+    process: subprocess.Popen[bytes] | None = None  # local apps only
 
 
 def app_command(name: str, port: int, workers: int) -> list[str]:
@@ -59,17 +57,39 @@ def start_app(
         cwd=REPOSITORY_ROOT,
     )
     base_url = f"http://127.0.0.1:{port}"
+
+    def is_alive() -> bool:
+        if process.poll() is None:
+            return True
+        last_line = (log_path.read_text(errors="replace").strip().splitlines() or ["?"])[-1]
+        raise BenchmarkError(f"app_{name} exited during start-up: {last_line}")
+
+    try:
+        versions = wait_for_health(base_url, is_alive, timeout_s, f"app_{name}")
+    except BenchmarkError:
+        stop_process(process)
+        raise
+    return RunningApp(
+        name,
+        base_url,
+        versions,
+        read_memory=lambda: read_tree_memory(process.pid),
+        stop=lambda: stop_process(process),
+        process=process,
+    )
+
+
+def wait_for_health(
+    base_url: str, is_alive: Callable[[], bool], timeout_s: float, what: str
+) -> dict[str, Any]:
+    """Poll /health until it answers 200; returns the versions it reports."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            last_line = (log_path.read_text(errors="replace").strip().splitlines() or ["?"])[-1]
-            raise BenchmarkError(f"app_{name} exited during start-up: {last_line}")
+    while time.monotonic() < deadline and is_alive():
         try:
             response = httpx.get(f"{base_url}/health", timeout=2)
             if response.status_code == 200:
-                return RunningApp(name, base_url, process, log_path, response.json()["versions"])
+                return response.json()["versions"]
         except httpx.TransportError:
             pass
         time.sleep(0.2)
-    stop_process(process)
-    raise BenchmarkError(f"app_{name} did not answer /health within {timeout_s:.0f}s")
+    raise BenchmarkError(f"{what} did not answer {base_url}/health within {timeout_s:.0f}s")

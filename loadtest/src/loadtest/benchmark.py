@@ -4,7 +4,7 @@ warmed up, then each scenario measured, with memory sampled throughout."""
 import os
 import time
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,9 +15,10 @@ from loadtest.apps import RunningApp, start_app
 from loadtest.calibration import calibrate_load_generator
 from loadtest.database import BenchmarkDatabase, provide_database
 from loadtest.dataset import count_visible_posts, load_dataset
+from loadtest.docker_stack import ensure_docker_engine, start_container_app, start_docker_stack
 from loadtest.host import host_facts
 from loadtest.locust_runs import STOP_TIMEOUT_S, LocustRun, locust_command, run_locust
-from loadtest.memory import MemoryReading, PeakMemorySampler, read_tree_memory
+from loadtest.memory import MemoryReading, PeakMemorySampler
 from loadtest.pinning import PinningPlan, pin_process_tree, plan_pinning
 from loadtest.progress import ProgressDisplay
 from loadtest.report import print_table, write_report
@@ -66,11 +67,16 @@ def locust_timeout(duration_s: float) -> float:
 
 def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     """Run everything, write results/<timestamp>/, print the table; returns the run directory."""
+    if settings.docker:
+        ensure_docker_engine()  # before anything is written or started
     started_at = datetime.now(UTC)
     run_dir = settings.results_dir / started_at.strftime("%Y%m%dT%H%M%SZ")
     run_dir.mkdir(parents=True, exist_ok=False)
     host = host_facts()  # before pinning narrows what this process sees
-    pinning = plan_pinning(settings.pin)
+    pinning = plan_pinning(settings.pin and not settings.docker)
+    if settings.docker:
+        pinning = replace(pinning, note="not pinned: the apps run in containers with the same "
+                          "CPU and memory limits (docker-compose.yml)")  # fmt: skip
     if pinning.enabled:
         os.sched_setaffinity(0, pinning.load_cpus)  # the runner's children inherit this
     console.print(f"Results go to {run_dir}", highlight=False)
@@ -80,7 +86,9 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     calibration: dict[str, Any] | None = None
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
     with ExitStack() as stack:
-        database = provide_database(stack)
+        database = (
+            start_docker_stack(stack, settings) if settings.docker else provide_database(stack)
+        )
         if database.server_pid and pinning.enabled:
             pin_process_tree(database.server_pid, pinning.load_cpus)
         console.print(
@@ -135,25 +143,28 @@ def run_cell(
     cell = Cell(app_name, repeat)
     cell_dir = run_dir / "runs" / f"{repeat + 1:02d}-{app_name}"
     load_dataset(database.url, settings.dataset_size)
-    app = start_app(
-        app_name,
-        port=settings.ports[app_name],
-        workers=settings.workers,
-        database_url=database.url,
-        cpus=pinning.app_cpus if pinning.enabled else None,
-        log_path=cell_dir / "app.log",
-        environment=environment,
-    )
+    if settings.docker:
+        app = start_container_app(app_name, f"http://127.0.0.1:{settings.ports[app_name]}")
+    else:
+        app = start_app(
+            app_name,
+            port=settings.ports[app_name],
+            workers=settings.workers,
+            database_url=database.url,
+            cpus=pinning.app_cpus if pinning.enabled else None,
+            log_path=cell_dir / "app.log",
+            environment=environment,
+        )
     try:
         cell.versions = app.versions
         time.sleep(SETTLE_S)
-        cell.idle = read_tree_memory(app.pid)
+        cell.idle = app.read_memory()
         for name in settings.scenarios:
             cell.problems[name] = verify_scenario(app.base_url, SCENARIOS[name], database.url)
             if cell.problems[name]:
                 progress.note(f"{label}: {name} FAILED verification: {cell.problems[name][0]}")
         verified = [name for name in settings.scenarios if not cell.problems[name]]
-        with PeakMemorySampler(app.pid) as sampler:
+        with PeakMemorySampler(app.read_memory) as sampler:
             if verified:
                 warm_up(settings, app, verified, cell_dir, progress, label, pinning)
             for name in verified:
@@ -161,7 +172,7 @@ def run_cell(
                                  database)  # fmt: skip
         cell.peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
         time.sleep(SETTLE_S)
-        cell.after = read_tree_memory(app.pid)
+        cell.after = app.read_memory()
     finally:
         app.stop()
     return cell

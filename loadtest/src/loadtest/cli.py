@@ -68,9 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "mode",
         nargs="?",
-        choices=("run", "up"),
+        choices=("run", "up", "dataset"),
         default="run",
-        help="run: the benchmark; up: PostgreSQL + both apps + the locust web UI until Ctrl-C",
+        help="run: the benchmark; up: PostgreSQL + both apps + the locust web UI until Ctrl-C; "
+        "dataset: load the dataset into the database in DATABASE_URL and exit",
     )
     parser.add_argument(
         "--quick",
@@ -127,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--port-v2", type=positive_int, default=DEFAULT_PORTS["v2"], help="port of app_v2"
     )
     parser.add_argument(
+        "--docker",
+        action="store_true",
+        help="run the same benchmark against docker-compose.yml (needs a Docker engine)",
+    )
+    parser.add_argument(
         "--results-dir", type=Path, help="where runs are written (default results/)"
     )
     return parser
@@ -157,9 +163,35 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
         settings,
         pin=not arguments.no_pin,
         calibrate=not arguments.no_calibration,
+        docker=arguments.docker,
         ports={"v1": arguments.port_v1, "v2": arguments.port_v2},
         results_dir=settings.results_dir.resolve(),
     )
+
+
+def load_dataset_into_configured_database(settings: BenchmarkSettings, console: Console) -> None:
+    """`./test.sh dataset`: what compose's `dataset` service runs, same rows as the harness."""
+    import os
+
+    import psycopg
+
+    from commons.config import ConfigurationError, parse_database_url
+    from loadtest.database import libpq_url, prepare_schema
+    from loadtest.dataset import load_dataset
+
+    raw_url = os.environ.get("DATABASE_URL", "").strip()
+    if not raw_url:
+        raise BenchmarkError("the dataset mode loads into DATABASE_URL, which is not set")
+    try:
+        database_url = libpq_url(parse_database_url(raw_url))
+    except ConfigurationError as error:
+        raise BenchmarkError(str(error)) from None
+    prepare_schema(database_url)
+    try:
+        load_dataset(database_url, settings.dataset_size)
+    except psycopg.Error as error:
+        raise BenchmarkError(f"loading the dataset failed: {error}".splitlines()[0]) from None
+    console.print(f"Loaded {settings.dataset_size:,} posts.")
 
 
 def raise_keyboard_interrupt(*_: object) -> NoReturn:
@@ -177,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         settings = settings_from_arguments(arguments)
-        if arguments.mode == "up":
+        if arguments.mode == "dataset":
+            load_dataset_into_configured_database(settings, console)
+        elif arguments.mode == "up":
             from loadtest.interactive import run_interactive
 
             run_interactive(settings, console, Path(tempfile.mkdtemp(prefix="pglab-up-")))

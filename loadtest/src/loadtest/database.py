@@ -66,14 +66,25 @@ def provide_database(stack: ExitStack) -> BenchmarkDatabase:
 
     benchmark_url = server_url.set(database=BENCHMARK_DATABASE)
     stack.callback(drop_benchmark_database, admin_url)
-    engine = create_database_engine(DatabaseSettings(benchmark_url, pool_size=1, max_overflow=0))
+    prepare_schema(libpq_url(benchmark_url))
+    return BenchmarkDatabase(kind, libpq_url(benchmark_url), server_version, server_pid)
+
+
+def prepare_schema(database_url: str) -> str:
+    """Create the posts table (as the apps do, race-safe); returns the server's version."""
+    try:
+        url = parse_database_url(database_url)
+    except ConfigurationError as error:
+        raise BenchmarkError(str(error)) from None
+    engine = create_database_engine(DatabaseSettings(url, pool_size=1, max_overflow=0))
     try:
         create_schema(engine)
+        with engine.connect() as connection:
+            return str(connection.exec_driver_sql("SHOW server_version").scalar())
     except DatabaseUnavailableError as error:
         raise BenchmarkError(str(error)) from None
     finally:
         engine.dispose()
-    return BenchmarkDatabase(kind, libpq_url(benchmark_url), server_version, server_pid)
 
 
 def drop_benchmark_database(admin_url: str) -> None:

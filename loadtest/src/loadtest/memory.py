@@ -1,6 +1,7 @@
 """Memory of an app: RSS and USS summed over its process tree (all uvicorn workers)."""
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import psutil
@@ -11,7 +12,7 @@ MIB = 1024 * 1024
 @dataclass(frozen=True)
 class MemoryReading:
     rss_mib: float
-    uss_mib: float
+    uss_mib: float | None  # None where it cannot be known (a container's own accounting)
 
 
 def read_tree_memory(pid: int) -> MemoryReading:
@@ -28,13 +29,13 @@ def read_tree_memory(pid: int) -> MemoryReading:
 
 
 class PeakMemorySampler:
-    """Samples the tree in a background thread while load runs; keeps the peak of each."""
+    """Samples memory in a background thread while load runs; keeps the peak of each."""
 
-    def __init__(self, pid: int, interval_s: float = 0.5) -> None:
-        self.pid = pid
+    def __init__(self, read_memory: Callable[[], MemoryReading], interval_s: float = 0.5) -> None:
+        self.read_memory = read_memory
         self.interval_s = interval_s
         self.peak_rss_mib = 0.0
-        self.peak_uss_mib = 0.0
+        self.peak_uss_mib: float | None = None
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="memory-sampler", daemon=True)
@@ -50,10 +51,11 @@ class PeakMemorySampler:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                reading = read_tree_memory(self.pid)
+                reading = self.read_memory()
             except psutil.NoSuchProcess:
                 return
             self.peak_rss_mib = max(self.peak_rss_mib, reading.rss_mib)
-            self.peak_uss_mib = max(self.peak_uss_mib, reading.uss_mib)
+            if reading.uss_mib is not None:
+                self.peak_uss_mib = max(self.peak_uss_mib or 0.0, reading.uss_mib)
             self.samples += 1
             self._stop.wait(self.interval_s)

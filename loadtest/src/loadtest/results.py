@@ -102,7 +102,11 @@ def memory_results(cells: list["Cell"]) -> dict[str, Any]:
     for moment in MEMORY_FIELDS:
         readings = [getattr(cell, moment) for cell in cells if getattr(cell, moment)]
         for kind in ("rss", "uss"):
-            values = [getattr(reading, f"{kind}_mib") for reading in readings]
+            values = [
+                value
+                for reading in readings
+                if (value := getattr(reading, f"{kind}_mib")) is not None
+            ]
             memory[f"{moment}_{kind}_mib"] = round_or_none(summarize(values)["median"])
     memory["runs"] = [
         {"repeat": cell.repeat + 1,

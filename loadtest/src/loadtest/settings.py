@@ -26,6 +26,7 @@ class BenchmarkSettings:
     ports: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PORTS))
     results_dir: Path = REPOSITORY_ROOT / "results"
     calibrate: bool = True
+    docker: bool = False  # against docker-compose.yml instead of local processes
 
 
 # --quick: one short repeat per cell, for a first look and for CI.
