@@ -67,10 +67,12 @@ def start_app(app_name: str, database_url: str, timeout_seconds: float = 60) -> 
     raise RuntimeError(f"app_{app_name} did not answer /health within {timeout_seconds}s")
 
 
-def stop_app(process: subprocess.Popen[bytes]) -> None:
+def stop_app(process: subprocess.Popen[bytes], log_path: Path | None = None) -> None:
     process.terminate()
     try:
         process.wait(timeout=15)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    if log_path is not None:
+        log_path.unlink(missing_ok=True)

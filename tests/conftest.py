@@ -63,7 +63,7 @@ def running_apps(server_url: str) -> Iterator[dict[str, RunningApp]]:
         yield apps
     finally:
         for app in apps.values():
-            stop_app(app.process)
+            stop_app(app.process, app.log_path)
         for app_name in APP_NAMES:
             drop_database(server_url, f"{TEST_DATABASE_PREFIX}_app_{app_name}")
 

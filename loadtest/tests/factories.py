@@ -14,7 +14,7 @@ VERSIONS = {
 
 def locust_run(
     rps: float, *, failures: int = 0, seconds: float = 10.0, cpu_warnings: int = 0,
-    cpu_percent: float = 30.0,
+    cpu_percent: float = 30.0, load_cpus_busy_percent: float | None = 50.0,
 ):  # fmt: skip
     requests = round(rps * seconds)
     return LocustRun(
@@ -24,6 +24,7 @@ def locust_run(
         histogram={10: requests // 2, 20: requests - requests // 2},
         cpu_warnings=cpu_warnings,
         cpu_percent=cpu_percent,
+        load_cpus_busy_percent=load_cpus_busy_percent,
         files={"json": "read.json"},
     )
 

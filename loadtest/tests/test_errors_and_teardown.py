@@ -5,6 +5,8 @@ import socket
 import subprocess
 import time
 
+import pytest
+
 from tests.runner import (
     REPOSITORY_ROOT,
     TINY_RUN,
@@ -56,7 +58,10 @@ def test_non_postgresql_database_url_is_refused(tmp_path) -> None:
     assert "must be a PostgreSQL URL" in result.stderr
 
 
-def test_ctrl_c_mid_run_stops_everything(tmp_path) -> None:
+@pytest.mark.parametrize(
+    "signal_number", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "terminal-closed"]
+)
+def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> None:
     before = lab_processes()
     runner = subprocess.Popen(
         runner_command(
@@ -90,7 +95,7 @@ def test_ctrl_c_mid_run_stops_everything(tmp_path) -> None:
         assert runner.poll() is None, runner.communicate()[1]
         time.sleep(0.2)
     assert lab_processes() - before, "nothing was started before the interrupt"
-    runner.send_signal(signal.SIGINT)
+    runner.send_signal(signal_number)
     _, stderr = runner.communicate(timeout=60)
     assert runner.returncode == 130
     assert "interrupted; everything it started was stopped" in stderr
@@ -113,3 +118,12 @@ def _child_command_lines(pid: int) -> list[str]:
         except psutil.Error:  # exited, or a zombie (pg_ctl's leftover child)
             continue
     return command_lines
+
+
+def test_unwritable_results_dir_is_one_line(tmp_path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = run_runner(*TINY_RUN, "--results-dir", str(blocker / "results"))
+    assert result.returncode == 1
+    [line] = error_lines(result.stderr)
+    assert line.startswith(f"./test.sh: error: cannot create {blocker}/results/")

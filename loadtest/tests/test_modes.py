@@ -31,13 +31,13 @@ def test_docker_mode_without_an_engine_is_one_line_and_writes_nothing(tmp_path) 
 def test_dataset_mode_loads_the_same_rows_every_time() -> None:
     with embedded_postgres() as server:
         for _ in range(2):  # a second load replaces, never appends
-            result = run_runner("dataset", "--dataset", "50", DATABASE_URL=server.url)
+            result = run_runner("dataset", "--dataset", "150", DATABASE_URL=server.url)
             assert result.returncode == 0, result.stderr
-            assert "Loaded 50 posts." in result.stdout
+            assert "Loaded 150 posts." in result.stdout
         with psycopg.connect(server.url) as connection:
             row = connection.execute("SELECT count(*), min(id), max(id) FROM posts").fetchone()
             titles = connection.execute("SELECT title FROM posts ORDER BY id LIMIT 2").fetchall()
-    assert row == (50, 1, 50)
+    assert row == (150, 1, 150)
     assert [title for (title,) in titles] == ["Post number 1", "Post number 2"]
 
 

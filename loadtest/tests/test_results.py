@@ -136,3 +136,38 @@ def test_a_busy_load_generator_is_flagged_even_without_locust_warnings() -> None
     assert v1_flags == ["load generator near its limit (locust at 95% CPU)"]
     assert results["apps"]["v1"]["scenarios"]["read"]["runs"][0]["locust_cpu_percent"] == 95.0
     assert results["apps"]["v2"]["scenarios"]["read"]["flags"] == []
+
+
+def test_a_repeat_failing_verification_withholds_the_whole_cell() -> None:
+    failed_first = make_cell("v1", 0, {})
+    failed_first.problems["read"] = ["3 posts, expected 100"]
+    cells = [failed_first, make_cell("v1", 1, {"read": 100.0}), make_cell("v1", 2, {"read": 100.0})]
+    cells += [make_cell("v2", r, {"read": 300.0}) for r in range(3)]
+    results = build(cells, BenchmarkSettings(repeats=3, scenarios=("read",)))
+    read_v1 = results["apps"]["v1"]["scenarios"]["read"]
+    assert read_v1["rps_median"] is None and read_v1["requests"] == 0
+    assert read_v1["flags"] == ["verification failed (repeat 1): 3 posts, expected 100"]
+
+
+def test_failed_requests_do_not_count_as_throughput() -> None:
+    cells = [make_cell("v1", 0, {"read": 100.0}, failures=200),
+             make_cell("v2", 0, {"read": 300.0})]  # fmt: skip
+    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",)))
+    assert results["apps"]["v1"]["scenarios"]["read"]["rps_median"] == 80.0  # 800 ok in 10 s
+
+
+def test_busy_load_side_cpus_are_flagged() -> None:
+    cells = [make_cell("v1", 0, {"read": 100.0}, load_cpus_busy_percent=97.0),
+             make_cell("v2", 0, {"read": 300.0})]  # fmt: skip
+    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",)))
+    assert results["apps"]["v1"]["scenarios"]["read"]["flags"] == [
+        "load-side CPUs saturated (97% busy)"
+    ]
+
+
+def test_locust_cpu_limit_counts_only_load_cores_that_exist() -> None:
+    # Two locust processes pinned to the one load CPU of a 2-CPU machine share one core.
+    cells = [make_cell("v1", 0, {"read": 100.0}, cpu_percent=90.0),
+             make_cell("v2", 0, {"read": 300.0})]  # fmt: skip
+    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",), load_processes=2))
+    assert "locust at 90% CPU" in results["apps"]["v1"]["scenarios"]["read"]["flags"][0]

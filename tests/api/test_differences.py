@@ -68,3 +68,13 @@ def test_missing_field_error_text_differs(running_apps, app_name: str, expected_
     assert response.status_code == 422
     error = response.json()["detail"][0]
     assert {key: error[key] for key in ("loc", "msg", "type")} == expected_error
+
+
+def test_integer_valued_float_strings_are_ints_for_v2_only(running_apps) -> None:
+    """`10.0` is a valid int for Pydantic 2, not for Pydantic 1 (queries and path ids alike)."""
+    v1 = running_apps["v1"].base_url
+    v2 = running_apps["v2"].base_url
+    assert httpx.get(f"{v1}/posts", params={"per_page": "10.0"}).status_code == 422
+    assert httpx.get(f"{v2}/posts", params={"per_page": "10.0"}).status_code == 200
+    assert httpx.get(f"{v1}/posts/1.0").status_code == 422
+    assert httpx.get(f"{v2}/posts/1.0").status_code in (200, 404)  # read as id 1

@@ -54,5 +54,5 @@ def test_lost_database_gives_503_not_500(server_url: str, app_name: str) -> None
         assert listing.status_code == 503
         assert listing.json() == {"detail": "Database unavailable"}
     finally:
-        stop_app(app.process)
+        stop_app(app.process, app.log_path)
         drop_database(server_url, database)

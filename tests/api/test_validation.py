@@ -1,5 +1,7 @@
 """Bad input: every case is a 422 with field-level detail from both apps, never a 5xx."""
 
+import json
+
 import httpx
 import pytest
 
@@ -100,3 +102,12 @@ def test_rejected_writes_store_nothing(client: httpx.Client) -> None:
     for bad_body in (post_body(title="a\u0000"), post_body(published_at="nope"), [1]):
         assert client.post("/posts", json=bad_body).status_code == 422
     assert client.get("/posts").json() == {"posts": []}
+
+
+@pytest.mark.parametrize("field", ["title", "content"])
+def test_lone_surrogates_are_422(client: httpx.Client, field: str) -> None:
+    # Valid JSON (an escaped UTF-16 half), but not encodable as UTF-8 for PostgreSQL.
+    body = post_body(**{field: "PLACEHOLDER"})
+    raw = json.dumps(body).replace("PLACEHOLDER", "a\\ud800b").encode()
+    response = client.post("/posts", content=raw, headers={"content-type": "application/json"})
+    assert_422_at(response, "body", field)

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, validator
 
-from commons.input_rules import reject_nul, to_utc
+from commons.input_rules import reject_unstorable_text, to_utc
 
 
 class Order(StrEnum):
@@ -20,7 +20,7 @@ class PostIn(BaseModel):
     published_at: datetime
 
     _published_at_in_utc = validator("published_at", allow_reuse=True)(to_utc)
-    _no_nul_in_text = validator("title", "content", allow_reuse=True)(reject_nul)
+    _storable_text = validator("title", "content", allow_reuse=True)(reject_unstorable_text)
 
 
 class PostOut(BaseModel):

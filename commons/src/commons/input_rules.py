@@ -13,8 +13,13 @@ def to_utc(moment: datetime) -> datetime:
         raise ValueError("datetime is out of range once converted to UTC") from None
 
 
-def reject_nul(text: str) -> str:
-    # PostgreSQL text cannot hold U+0000; refuse it up front rather than fail in the database.
+def reject_unstorable_text(text: str) -> str:
+    """Refuse up front what PostgreSQL text cannot hold, rather than fail in the database:
+    U+0000, and lone surrogates (valid JSON escapes such as "\\ud800", but not UTF-8)."""
     if "\x00" in text:
         raise ValueError("must not contain NUL (\\u0000) characters")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must not contain lone surrogates (\\ud800-\\udfff)") from None
     return text

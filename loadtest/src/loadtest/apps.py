@@ -66,7 +66,7 @@ def start_app(
 
     try:
         versions = wait_for_health(base_url, is_alive, timeout_s, f"app_{name}")
-    except BenchmarkError:
+    except BaseException:  # Ctrl-C too: the app runs in its own session and would outlive us
         stop_process(process)
         raise
     return RunningApp(

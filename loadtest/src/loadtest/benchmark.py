@@ -20,6 +20,7 @@ from loadtest.host import host_facts
 from loadtest.locust_runs import STOP_TIMEOUT_S, LocustRun, locust_command, run_locust
 from loadtest.memory import MemoryReading, PeakMemorySampler
 from loadtest.pinning import PinningPlan, pin_process_tree, plan_pinning
+from loadtest.processes import BenchmarkError, ensure_port_free
 from loadtest.progress import ProgressDisplay
 from loadtest.report import print_table, write_report
 from loadtest.results import build_results, link_latest, write_results
@@ -69,9 +70,15 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     """Run everything, write results/<timestamp>/, print the table; returns the run directory."""
     if settings.docker:
         ensure_docker_engine()  # before anything is written or started
+    else:
+        for app_name in settings.apps:  # now, not minutes later when that app's turn comes
+            ensure_port_free(settings.ports[app_name], f"app_{app_name}")
     started_at = datetime.now(UTC)
     run_dir = settings.results_dir / started_at.strftime("%Y%m%dT%H%M%SZ")
-    run_dir.mkdir(parents=True, exist_ok=False)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise BenchmarkError(f"cannot create {run_dir}: {error.strerror}") from None
     host = host_facts()  # before pinning narrows what this process sees
     pinning = plan_pinning(settings.pin and not settings.docker)
     if settings.docker:
@@ -91,6 +98,10 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
         )
         if database.server_pid and pinning.enabled:
             pin_process_tree(database.server_pid, pinning.load_cpus)
+        elif pinning.enabled:
+            note = pinning.note.replace(", PostgreSQL", "")
+            pinning = replace(pinning, note=f"{note} (the external PostgreSQL is not pinned)")
+            console.print(f"Pinning, corrected: {pinning.note}", highlight=False)
         console.print(
             f"PostgreSQL {database.server_version} ({database.kind}); "
             f"dataset: {settings.dataset_size:,} posts",
@@ -170,7 +181,8 @@ def run_cell(
             for name in verified:
                 measure_scenario(settings, app, name, cell, cell_dir, progress, label, pinning,
                                  database)  # fmt: skip
-        cell.peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
+        if sampler.samples:
+            cell.peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
         time.sleep(SETTLE_S)
         cell.after = app.read_memory()
     finally:
@@ -236,5 +248,7 @@ def measure_scenario(
         on_tick=progress.tick,
         timeout_s=locust_timeout(settings.duration_s),
     )
+    if app.process is not None and app.process.poll() is not None:
+        raise BenchmarkError(f"app_{app.name} exited during the {name} scenario (see its app.log)")
     if name == "write":
         cell.writes[name] = count_visible_posts(database.url) - rows_before

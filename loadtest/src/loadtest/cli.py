@@ -11,7 +11,7 @@ from typing import NoReturn
 from rich.console import Console
 
 from loadtest.processes import BenchmarkError
-from loadtest.scenarios import SCENARIO_NAMES
+from loadtest.scenarios import READ_PER_PAGE, SCENARIO_NAMES
 from loadtest.settings import APP_NAMES, DEFAULT_PORTS, QUICK_OVERRIDES, BenchmarkSettings
 
 PROGRAM = "./test.sh"
@@ -34,6 +34,21 @@ def positive_int(text: str) -> int:
     return value
 
 
+def dataset_size(text: str) -> int:
+    value = positive_int(text)
+    if value < READ_PER_PAGE:
+        # READ asks for a full page of READ_PER_PAGE posts; fewer can never pass verification.
+        raise argparse.ArgumentTypeError(f"{value} is below {READ_PER_PAGE}, the READ page size")
+    return value
+
+
+def port_number(text: str) -> int:
+    value = positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a TCP port (1-65535)")
+    return value
+
+
 def positive_seconds(text: str) -> float:
     try:
         value = float(text)
@@ -46,9 +61,10 @@ def positive_seconds(text: str) -> float:
 
 def choice_list(allowed: tuple[str, ...]):  # noqa: ANN201 - an argparse type factory
     def parse(text: str) -> tuple[str, ...]:
-        chosen = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        chosen = tuple(dict.fromkeys(parts))
         unknown = [part for part in chosen if part not in allowed]
-        if unknown or not chosen:
+        if unknown or not chosen or len(chosen) != len(parts):
             raise argparse.ArgumentTypeError(
                 f"{text!r}: choose from {', '.join(allowed)} (comma-separated)"
             )
@@ -63,7 +79,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROGRAM,
         description="Benchmark the Pydantic v1 and v2 apps with locust and print a v1-vs-v2 "
         "table; results go to results/<UTC timestamp>/ (results/latest is the newest).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
         "mode",
@@ -71,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("run", "up", "dataset"),
         default="run",
         help="run: the benchmark; up: PostgreSQL + both apps + the locust web UI until Ctrl-C; "
-        "dataset: load the dataset into the database in DATABASE_URL and exit",
+        "dataset: empty the posts table of the database in DATABASE_URL, load the dataset, exit",
     )
     parser.add_argument(
         "--quick",
@@ -96,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--dataset",
-        type=positive_int,
+        type=dataset_size,
         help=f"posts in the database (default {defaults.dataset_size})",
     )
     parser.add_argument("--apps", type=choice_list(APP_NAMES), help="apps to run (default v1,v2)")
@@ -122,10 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip measuring locust against a trivial endpoint",
     )
     parser.add_argument(
-        "--port-v1", type=positive_int, default=DEFAULT_PORTS["v1"], help="port of app_v1"
+        "--port-v1", type=port_number, default=DEFAULT_PORTS["v1"], help="port of app_v1"
     )
     parser.add_argument(
-        "--port-v2", type=positive_int, default=DEFAULT_PORTS["v2"], help="port of app_v2"
+        "--port-v2", type=port_number, default=DEFAULT_PORTS["v2"], help="port of app_v2"
     )
     parser.add_argument(
         "--docker",
@@ -194,7 +209,11 @@ def load_dataset_into_configured_database(settings: BenchmarkSettings, console: 
     console.print(f"Loaded {settings.dataset_size:,} posts.")
 
 
-def raise_keyboard_interrupt(*_: object) -> NoReturn:
+def start_teardown(*_: object) -> NoReturn:
+    """First Ctrl-C, SIGTERM or SIGHUP: tear down. Further ones are ignored so teardown can
+    finish."""
+    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signal_number, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
@@ -205,8 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         console = Console(width=120)  # logs and CI: wide enough that the table never wraps
     # SIGTERM tears down like Ctrl-C does: every `with`/`finally` below runs. SIGINT is set
     # explicitly too: a shell starts background jobs with it ignored, and Ctrl-C must still work.
-    signal.signal(signal.SIGTERM, raise_keyboard_interrupt)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # HUP: terminal closed
+        signal.signal(signal_number, start_teardown)
     try:
         settings = settings_from_arguments(arguments)
         if arguments.mode == "dataset":

@@ -34,6 +34,11 @@ def ensure_docker_engine() -> None:
     if answer is None or answer.returncode != 0 or not answer.stdout.strip():
         raise BenchmarkError("--docker: no Docker engine answers (`docker info` failed); "
                              "plain ./test.sh needs no Docker")  # fmt: skip
+    plugin = subprocess.run(["docker", "compose", "version"], capture_output=True, timeout=30)
+    if plugin.returncode != 0:
+        raise BenchmarkError(
+            "--docker needs the Docker Compose plugin (`docker compose`), which is not installed"
+        )
 
 
 def compose(*arguments: str, timeout_s: float = 900) -> str:

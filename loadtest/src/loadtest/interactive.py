@@ -17,7 +17,7 @@ from loadtest.settings import LOCUST_WEB_PORT, BenchmarkSettings
 
 def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path) -> None:
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
-    ensure_port_free(LOCUST_WEB_PORT, "the locust web UI")
+    ensure_port_free(LOCUST_WEB_PORT, "the locust web UI", remedy="and retry")
     for app_name in settings.apps:
         ensure_port_free(settings.ports[app_name], f"app_{app_name}")
     with ExitStack() as stack:

@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 from loadtest.processes import BenchmarkError, start_process, stop_process
 from loadtest.settings import REPOSITORY_ROOT
 from loadtest.stats import merge_histograms
@@ -29,12 +31,14 @@ class LocustRun:
     histogram: dict[int, int]
     cpu_warnings: int
     cpu_percent: float = 0.0  # locust's own CPU over its lifetime, in % of one core
+    load_cpus_busy_percent: float | None = None  # how busy the load generator's CPUs were
     failure_messages: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
 
     @property
     def rps(self) -> float:
-        return self.requests / self.elapsed_s if self.elapsed_s > 0 else 0.0
+        """Successful requests per second: failures are flagged, never counted as throughput."""
+        return self.acknowledged / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
     @property
     def acknowledged(self) -> int:
@@ -76,6 +80,8 @@ def run_locust(
     # Children's CPU time, read around this run: locust's own usage, which its log does not
     # always show (its "CPU usage above 90%" warning stayed silent while it was the limit).
     usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # The whole load side too (locust, PostgreSQL and the runner share these CPUs when pinned).
+    cpu_times_before = psutil.cpu_times(percpu=True)
     started = time.monotonic()
     process = start_process(command, log_path=log_path, cpus=cpus, cwd=LOADTEST_DIR)
     deadline = started + timeout_s
@@ -97,8 +103,30 @@ def run_locust(
         last_lines = log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["?"]
         raise BenchmarkError(f"locust failed (exit {process.returncode}): {last_lines[0]}")
     run = read_locust_json(json_path, log_path)
+    if run.requests == 0:
+        raise BenchmarkError(f"locust recorded no request at all ({log_path})")
     run.cpu_percent = round(100 * cpu_s / wall_s, 1) if wall_s > 0 else 0.0
+    if cpus:  # unpinned, "the load side" would include the app itself
+        run.load_cpus_busy_percent = busy_percent(
+            cpu_times_before, psutil.cpu_times(percpu=True), cpus
+        )
     return run
+
+
+def busy_percent(before: list, after: list, cpus: Sequence[int]) -> float | None:
+    """Share of time the given CPUs were not idle between two readings."""
+    indexes = list(cpus)
+    busy = total = 0.0
+    for index in indexes:
+        if index >= len(after) or index >= len(before):
+            continue
+        spent = sum(after[index]) - sum(before[index])
+        idle = (after[index].idle + after[index].iowait) - (
+            before[index].idle + before[index].iowait
+        )
+        busy += spent - idle
+        total += spent
+    return round(100 * busy / total, 1) if total > 0 else None
 
 
 def read_locust_json(json_path: Path, log_path: Path) -> LocustRun:

@@ -4,7 +4,8 @@ Checks are cheap on purpose (status, prefix, item count), so the load generator 
 from being the bottleneck; the verification pass checks full response shapes before timing.
 """
 
-from locust import FastHttpUser, constant, tag, task
+from locust import FastHttpUser, constant, events, tag, task
+from locust.runners import WorkerRunner
 
 from loadtest.scenarios import SCENARIOS, WRITE_BODY
 
@@ -14,6 +15,14 @@ POSTS_PER_LIST = SCENARIOS["read"].expected_posts
 WRITE_PATH = SCENARIOS["write"].path
 LIST_PREFIX = b'{"posts":['
 POST_MARKER = b'"is_published":'
+
+
+@events.init.add_listener
+def leave_the_stats_file_to_the_master(environment, **_kwargs) -> None:  # noqa: ANN001
+    """With --processes, forked workers inherit --json-file and write their own (empty) stats
+    to it on exit, racing the master's; only the master may write it."""
+    if isinstance(environment.runner, WorkerRunner) and environment.parsed_options:
+        environment.parsed_options.json_file = None
 
 
 def check_post_list(response) -> None:  # noqa: ANN001 - locust's response context manager

@@ -52,7 +52,7 @@ class PeakMemorySampler:
         while not self._stop.is_set():
             try:
                 reading = self.read_memory()
-            except psutil.NoSuchProcess:
+            except Exception:  # noqa: BLE001 - the app went away; the cell reports it
                 return
             self.peak_rss_mib = max(self.peak_rss_mib, reading.rss_mib)
             if reading.uss_mib is not None:

@@ -12,7 +12,7 @@ class BenchmarkError(Exception):
     """A problem to report in one line, then exit non-zero."""
 
 
-def ensure_port_free(port: int, what: str) -> None:
+def ensure_port_free(port: int, what: str, remedy: str = "or pick another port") -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         # As uvicorn does: connections left in TIME_WAIT by an earlier run do not block a bind.
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -21,7 +21,7 @@ def ensure_port_free(port: int, what: str) -> None:
         except OSError:
             raise BenchmarkError(
                 f"port {port} (for {what}) is already in use; stop whatever listens there "
-                "(an earlier ./test.sh?) or pick another port"
+                f"(an earlier ./test.sh?) {remedy}"
             ) from None
 
 

@@ -106,10 +106,14 @@ def print_table(results: dict[str, Any], console: Console) -> None:
     settings = results["settings"]
     table = Table(
         title=(
-            f"Pydantic v1 vs v2 — {settings['users']} users, {settings['duration_s']:g}s × "
-            f"{settings['repeats']} repeats, {settings['dataset_size']:,} posts"
+            f"{' vs '.join(f'Pydantic {app}' for app in results['apps'])} — "
+            f"{settings['users']} users, {settings['duration_s']:g}s × {settings['repeats']} "
+            f"repeat{'s' if settings['repeats'] != 1 else ''}, {settings['dataset_size']:,} posts"
         ),
-        caption="r/s: median of repeats (min–max). ⚠: see flags below.",
+        caption=(
+            "r/s: median of repeats (min–max)." if settings["repeats"] > 1 else "r/s: one repeat."
+        )
+        + (" ⚠: see flags below." if all_flags(results) else ""),
     )
     for index, column in enumerate(header):
         table.add_column(column, justify="left" if index == 0 else "right")

@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 SPREAD_LIMIT = 0.10  # repeats of one cell should agree within about 10%
-# Locust's CPU over a run (start-up included) in % of one core, per load process: above this,
-# the load generator, not the app, may be what limits the cell.
+# Locust's CPU over a run (start-up included) in % of one core, per load process that has a core
+# of its own: above this, the load generator, not the app, may be what limits the cell.
 LOCUST_CPU_LIMIT_PERCENT = 80
+# The load side's CPUs (locust, PostgreSQL, the runner) busier than this may cap the cell.
+LOAD_CPUS_BUSY_LIMIT_PERCENT = 90
 MEMORY_FIELDS = ("idle", "peak", "after")
 
 
@@ -26,7 +28,7 @@ def round_or_none(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def scenario_results(cells: list["Cell"], name: str, load_processes: int = 1) -> dict[str, Any]:
+def scenario_results(cells: list["Cell"], name: str, load_cores: int = 1) -> dict[str, Any]:
     """One app's figures for one scenario: medians over repeats, merged latency, flags, runs."""
     flags: list[str] = []
     runs = []
@@ -50,6 +52,7 @@ def scenario_results(cells: list["Cell"], name: str, load_processes: int = 1) ->
             "p99_ms": percentile_ms(run.histogram, 0.99),
             "locust_cpu_warnings": run.cpu_warnings,
             "locust_cpu_percent": run.cpu_percent,
+            "load_cpus_busy_percent": run.load_cpus_busy_percent,
             "files": {key: f"runs/{cell.repeat + 1:02d}-{cell.app}/{value}"
                       for key, value in run.files.items()},
         }  # fmt: skip
@@ -72,8 +75,13 @@ def scenario_results(cells: list["Cell"], name: str, load_processes: int = 1) ->
     if cpu_warnings:
         flags.append(f"load generator CPU-bound ({cpu_warnings} locust warnings)")
     busiest = max((entry["locust_cpu_percent"] for entry in published), default=0.0)
-    if busiest > LOCUST_CPU_LIMIT_PERCENT * load_processes:
+    if busiest > LOCUST_CPU_LIMIT_PERCENT * load_cores:
         flags.append(f"load generator near its limit (locust at {busiest:.0f}% CPU)")
+    busiest_load_cpus = max(
+        (entry["load_cpus_busy_percent"] or 0.0 for entry in published), default=0.0
+    )
+    if busiest_load_cpus > LOAD_CPUS_BUSY_LIMIT_PERCENT:
+        flags.append(f"load-side CPUs saturated ({busiest_load_cpus:.0f}% busy)")
     rps_values = [entry["rps"] for entry in published]
     spread = relative_spread(rps_values)
     if spread is not None and spread > SPREAD_LIMIT:
@@ -135,15 +143,17 @@ def build_results(
             "versions": next((cell.versions for cell in app_cells if cell.versions), {}),
             "memory": memory_results(app_cells),
             "scenarios": {
-                name: scenario_results(app_cells, name, settings.load_processes)
+                name: scenario_results(
+                    app_cells, name, min(settings.load_processes, len(pinning.load_cpus))
+                )
                 for name in settings.scenarios
             },
         }
-    ratios = {}
-    if {"v1", "v2"} <= set(apps):
-        for name in settings.scenarios:
-            v1, v2 = apps["v1"]["scenarios"][name], apps["v2"]["scenarios"][name]
-            ratios[name] = round_or_none(ratio(v2["rps_median"], v1["rps_median"]), 3)
+    ratios: dict[str, float | None] = {}
+    for name in settings.scenarios:  # null when either app did not run or publish a number
+        v1 = apps.get("v1", {}).get("scenarios", {}).get(name, {})
+        v2 = apps.get("v2", {}).get("scenarios", {}).get(name, {})
+        ratios[name] = round_or_none(ratio(v2.get("rps_median"), v1.get("rps_median")), 3)
     fastest = max(
         (s["rps_median"] for app in apps.values() for s in app["scenarios"].values()
          if s["rps_median"] is not None),

@@ -13,8 +13,8 @@ LOCUST_WEB_PORT = 8089
 
 @dataclass(frozen=True)
 class BenchmarkSettings:
-    duration_s: float = 15
-    warmup_s: float = 5
+    duration_s: float = 15.0
+    warmup_s: float = 5.0
     users: int = 10  # the reference's `ab -c 10`
     repeats: int = 3
     dataset_size: int = 10_000
@@ -30,4 +30,4 @@ class BenchmarkSettings:
 
 
 # --quick: one short repeat per cell, for a first look and for CI.
-QUICK_OVERRIDES = {"duration_s": 8, "warmup_s": 2, "repeats": 1}
+QUICK_OVERRIDES = {"duration_s": 8.0, "warmup_s": 2.0, "repeats": 1}
