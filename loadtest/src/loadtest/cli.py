@@ -233,7 +233,12 @@ def main(argv: list[str] | None = None) -> int:
         elif arguments.mode == "up":
             from loadtest.interactive import run_interactive
 
-            run_interactive(settings, console, Path(tempfile.mkdtemp(prefix="pglab-up-")))
+            log_dir = Path(tempfile.mkdtemp(prefix="pglab-up-"))
+            try:
+                run_interactive(settings, console, log_dir)
+            finally:
+                if not any(log_dir.iterdir()):  # nothing was started: no logs worth keeping
+                    log_dir.rmdir()
         else:
             from loadtest.benchmark import run_benchmark
 
