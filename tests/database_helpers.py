@@ -4,16 +4,11 @@ import psycopg
 from psycopg import sql
 from sqlalchemy.engine import URL, make_url
 
-from commons.config import parse_database_url
+from commons.config import libpq_url, parse_database_url
 
 
 def url_for_database(server_url: str, database: str) -> URL:
     return parse_database_url(server_url).set(database=database)
-
-
-def libpq_url(url: URL) -> str:
-    """The same URL without SQLAlchemy's `+psycopg` driver marker, for psycopg and the apps."""
-    return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def recreate_database(server_url: str, database: str) -> str:

@@ -42,6 +42,11 @@ def parse_database_url(raw_url: str) -> URL:
     return url
 
 
+def libpq_url(url: URL) -> str:
+    """The same URL without SQLAlchemy's `+psycopg` marker, for psycopg, libpq and the apps."""
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 def describe_database_host(url: URL) -> str:
     """Where the database lives, for error messages (never includes the password)."""
     socket_dir = url.query.get("host")

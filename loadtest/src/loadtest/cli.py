@@ -190,8 +190,8 @@ def load_dataset_into_configured_database(settings: BenchmarkSettings, console: 
 
     import psycopg
 
-    from commons.config import ConfigurationError, parse_database_url
-    from loadtest.database import libpq_url, prepare_schema
+    from commons.config import ConfigurationError, libpq_url, parse_database_url
+    from loadtest.database import prepare_schema
     from loadtest.dataset import load_dataset
 
     raw_url = os.environ.get("DATABASE_URL", "").strip()

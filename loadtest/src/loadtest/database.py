@@ -6,9 +6,13 @@ from dataclasses import dataclass
 
 import psycopg
 from psycopg import sql
-from sqlalchemy.engine import URL
 
-from commons.config import ConfigurationError, describe_database_host, parse_database_url
+from commons.config import (
+    ConfigurationError,
+    describe_database_host,
+    libpq_url,
+    parse_database_url,
+)
 from commons.config import Settings as DatabaseSettings
 from commons.database import (
     DatabaseUnavailableError,
@@ -28,10 +32,6 @@ class BenchmarkDatabase:
     url: str  # libpq form, for psycopg and the apps
     server_version: str
     server_pid: int | None  # embedded only: the postmaster, to pin it
-
-
-def libpq_url(url: URL) -> str:
-    return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def provide_database(stack: ExitStack) -> BenchmarkDatabase:

@@ -32,7 +32,6 @@ class LocustRun:
     cpu_warnings: int
     cpu_percent: float = 0.0  # locust's own CPU over its lifetime, in % of one core
     load_cpus_busy_percent: float | None = None  # how busy the load generator's CPUs were
-    failure_messages: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -141,7 +140,6 @@ def read_locust_json(json_path: Path, log_path: Path) -> LocustRun:
         for entry in entries
     )
     log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
-    failure_lines = [line for line in log_text.splitlines() if "Failure" in line or "Error" in line]
     prefix = str(json_path.with_suffix(""))
     files = {
         "json": json_path.name,
@@ -155,6 +153,5 @@ def read_locust_json(json_path: Path, log_path: Path) -> LocustRun:
         elapsed_s=elapsed,
         histogram=histogram,
         cpu_warnings=log_text.count(CPU_WARNING_MARKER),
-        failure_messages=failure_lines[:5],
         files=files,
     )
