@@ -1,8 +1,10 @@
-"""Cells and locust runs made by hand, for testing results and the report without load."""
+"""Arm lives, scenario runs and window records made by hand, for testing results and the
+report without load."""
 
-from loadtest.benchmark import Cell
+from loadtest.benchmark import ArmLife, ScenarioRun
 from loadtest.locust_runs import LocustRun
 from loadtest.memory import MemoryReading
+from loadtest.windows import WindowRecord
 
 VERSIONS = {
     "v1": {"python": "3.11.7", "fastapi": "0.125.0", "pydantic": "1.10.27",
@@ -10,33 +12,70 @@ VERSIONS = {
     "v2": {"python": "3.11.7", "fastapi": "0.125.0", "pydantic": "2.14.3",
            "pydantic_compiled": True, "sqlalchemy": "2.1.9", "psycopg": "3.3.9"},
 }  # fmt: skip
+WINDOW_S = 0.8
 
 
-def locust_run(
-    rps: float, *, failures: int = 0, seconds: float = 10.0, cpu_warnings: int = 0,
-    cpu_percent: float = 30.0, load_cpus_busy_percent: float | None = 50.0,
-):  # fmt: skip
-    requests = round(rps * seconds)
-    return LocustRun(
-        requests=requests,
-        failures=failures,
-        elapsed_s=seconds,
-        histogram={10: requests // 2, 20: requests - requests // 2},
-        cpu_warnings=cpu_warnings,
-        cpu_percent=cpu_percent,
-        load_cpus_busy_percent=load_cpus_busy_percent,
-        files={"json": "read.json"},
-    )
+def make_life(arm: str, repeat: int = 1, problems: dict[str, list[str]] | None = None) -> ArmLife:
+    life = ArmLife(arm=arm, repeat=repeat, versions=VERSIONS[arm])
+    life.idle = MemoryReading(70.0 + repeat, 60.0)
+    life.peak = MemoryReading(90.0 + repeat, 80.0)
+    life.after = MemoryReading(85.0 + repeat, 75.0)
+    life.problems = problems or {}
+    return life
 
 
-def make_cell(app: str, repeat: int, rps: dict[str, float], **run_options) -> Cell:
-    cell = Cell(app=app, repeat=repeat, versions=VERSIONS[app])
-    cell.idle = MemoryReading(70.0 + repeat, 60.0)
-    cell.peak = MemoryReading(90.0 + repeat, 80.0)
-    cell.after = MemoryReading(85.0 + repeat, 75.0)
-    for name, value in rps.items():
-        cell.problems[name] = []
-        cell.runs[name] = locust_run(value, **run_options)
-        if name == "write":
-            cell.writes[name] = cell.runs[name].acknowledged
-    return cell
+def make_run(
+    scenario: str,
+    rps_per_round: list[dict[str, float]],
+    *,
+    repeat: int = 1,
+    failures: int = 0,
+    app_cpu_busy: float = 0.97,
+    cpu_percent: float = 30.0,
+    cpu_warnings: int = 0,
+    lost_writes: int = 0,
+) -> ScenarioRun:
+    """One scenario's run: per round, each arm's window at the given r/s (successful requests
+    over WINDOW_S), with `failures` more requests in each window of the first arm."""
+    windows = []
+    arms = tuple(rps_per_round[0])
+    for round_, rps_by_arm in enumerate(rps_per_round):
+        for arm, rps in rps_by_arm.items():
+            successes = round(rps * WINDOW_S)
+            failed = failures if arm == arms[0] else 0
+            windows.append(
+                WindowRecord(
+                    repeat=repeat,
+                    scenario=scenario,
+                    arm=arm,
+                    window=len(windows),
+                    round=round_,
+                    started_at=1000.0 + len(windows),
+                    duration_s=WINDOW_S,
+                    requests=successes + failed,
+                    failures=failed,
+                    histogram={10: successes // 2, 20: successes - successes // 2 + failed},
+                    app_cpu_s=app_cpu_busy * WINDOW_S,
+                    db_cpu_s=None,
+                    cpu_span_s=WINDOW_S,
+                )  # fmt: skip
+            )
+    acknowledged = {arm: sum(w.successes for w in windows if w.arm == arm) for arm in arms}
+    locust = LocustRun(
+        requests=sum(w.requests for w in windows), failures=0, elapsed_s=10.0, histogram={},
+        cpu_warnings=cpu_warnings, cpu_percent=cpu_percent, files={"json": f"{scenario}.json"},
+    )  # fmt: skip
+    run = ScenarioRun(repeat=repeat, scenario=scenario, arms=arms, windows=windows,
+                      locust=locust, acknowledged=acknowledged, warmup_requests=20)  # fmt: skip
+    if scenario == "write":
+        run.new_rows = {arm: count - (lost_writes if arm == arms[0] else 0)
+                        for arm, count in acknowledged.items()}  # fmt: skip
+    return run
+
+
+def steady_rounds(v1: float, v2: float, rounds: int = 8) -> list[dict[str, float]]:
+    """Rounds in alternating order whose ratio is exactly v2 / v1."""
+    return [
+        {"v1": v1, "v2": v2} if round_ % 2 == 0 else {"v2": v2, "v1": v1}
+        for round_ in range(rounds)
+    ]

@@ -10,7 +10,7 @@ import psutil
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 # Small enough to finish in about a minute, large enough to exercise every step.
-TINY_RUN = ["--duration", "2", "--warmup", "1", "--dataset", "300", "--users", "4"]
+TINY_RUN = ["--pairs", "6", "--window", "0.5", "--warmup", "1", "--dataset", "300", "--users", "4"]
 
 
 def free_port() -> int:

@@ -16,7 +16,7 @@ def settings_for(*argv: str):
 
 def test_defaults_match_the_documented_run() -> None:
     settings = settings_for()
-    assert (settings.repeats, settings.duration_s, settings.users) == (3, 15, 10)
+    assert (settings.repeats, settings.pairs, settings.window_s, settings.users) == (2, 50, 0.6, 10)
     assert settings.dataset_size == 10_000 and settings.apps == ("v1", "v2")
     assert settings.pin and settings.calibrate
 
@@ -24,7 +24,7 @@ def test_defaults_match_the_documented_run() -> None:
 def test_quick_preset_yields_to_explicit_options() -> None:
     assert settings_for("--quick").repeats == 1
     quick = settings_for("--quick", "--repeats", "2", "--scenarios", "write,read")
-    assert (quick.repeats, quick.duration_s) == (2, 8)
+    assert (quick.repeats, quick.pairs) == (2, 20)
     assert quick.scenarios == ("read", "write")  # canonical order
 
 
@@ -40,7 +40,9 @@ def test_same_port_for_both_apps_is_refused() -> None:
         (["--users", "many"], "'many' is not a whole number"),
         (["--apps", "v3"], "choose from v1, v2"),
         (["--scenarios", ""], "choose from read, synthetic, write"),
-        (["--duration", "0.5"], "between 1 and 3600 seconds"),
+        (["--warmup", "0.5"], "between 1 and 3600 seconds"),
+        (["--window", "0.3"], "must be between 0.4 and 600 seconds"),
+        (["--pairs", "-3"], "-3 must be at least 1"),
         (["--dataset", "99"], "99 is below 100, the READ page size"),
         (["--port-v1", "70000"], "70000 is not a TCP port (1-65535)"),
         (["--apps", "v1,v1"], "choose from v1, v2"),
@@ -60,8 +62,9 @@ def test_bad_options_exit_2_with_one_line(argv: list[str], message: str) -> None
 
 def test_help_lists_every_option() -> None:
     help_text = build_parser().format_help()
-    for option in ("--quick", "--repeats", "--duration", "--users", "--dataset", "--apps",
-                   "--scenarios", "--workers", "--no-pin", "--load-processes"):  # fmt: skip
+    for option in ("--quick", "--repeats", "--pairs", "--window", "--warmup", "--users",
+                   "--dataset", "--apps", "--scenarios", "--workers", "--no-pin",
+                   "--load-processes", "--cross-check"):  # fmt: skip
         assert option in help_text
 
 

@@ -24,8 +24,9 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, s
 def test_run_writes_complete_results(finished_run) -> None:
     latest, _, _ = finished_run
     results = json.loads((latest / "results.json").read_text())
+    assert results["schema_version"] == 2
     assert results["settings"]["repeats"] == 2
-    assert results["settings"]["order"] == [["v1", "v2"], ["v2", "v1"]]
+    assert results["settings"]["arm_order"] == [["v1", "v2"], ["v2", "v1"]]
     assert results["settings"]["database"]["kind"] == "embedded"
     assert results["apps"]["v1"]["versions"]["pydantic"].startswith("1.10.")
     assert results["apps"]["v2"]["versions"]["pydantic"].startswith("2.")
@@ -36,26 +37,38 @@ def test_run_writes_complete_results(finished_run) -> None:
         for name in ("read", "synthetic", "write"):
             scenario = results["apps"][app]["scenarios"][name]
             assert scenario["rps_median"] > 0, (app, name, scenario["flags"])
+            assert scenario["windows"] == 12  # 6 pairs x 2 repeats
             assert scenario["requests"] > 0 and scenario["failures"] == 0
-            # Spread and CPU flags depend on the machine's load; these must never appear.
+            assert scenario["app_cpu_ms_per_request"] > 0
+            # CI and saturation flags depend on the machine's load; these must never appear.
             for word in ("failed", "verification", "mismatch"):
                 assert not [flag for flag in scenario["flags"] if word in flag], scenario["flags"]
-            assert len(scenario["runs"]) == 2
-            for run in scenario["runs"]:
-                assert (latest / run["files"]["json"]).exists()
-                assert (latest / run["files"]["html"]).exists()
-                assert (latest / run["files"]["csv_stats"]).exists()
-        for run in results["apps"][app]["scenarios"]["write"]["runs"]:
-            assert run["acknowledged_writes"] == run["new_rows"] > 0
-    assert results["ratios_v2_over_v1"]["read"] > 0
+        write = results["apps"][app]["scenarios"]["write"]
+        assert write["acknowledged_writes"] == write["new_rows"] > 0
+    for name in ("read", "synthetic", "write"):
+        ratio = results["ratios_vs_baseline"][name]["v2"]
+        assert ratio["pairs"] == 12 and ratio["ci95_low"] <= ratio["ratio"] <= ratio["ci95_high"]
+    windows = results["windows"]
+    assert len(windows) == 2 * 3 * 12
+    for window in windows:
+        assert window["requests"] > 0 and window["app_cpu_s"] > 0, window
+        assert window["db_cpu_s"] is not None  # the embedded PostgreSQL's CPU is readable
+    for name in ("read", "write"):  # per window it may round to 0: CPU time counts in 10 ms ticks
+        assert sum(w["db_cpu_s"] for w in windows if w["scenario"] == name) > 0
+    for entry in results["load_generator"]["runs"]:
+        assert entry["warmup_requests"] > 0
+        assert (latest / entry["files"]["json"]).exists()
+        assert (latest / entry["files"]["html"]).exists()
+    assert (latest / "runs" / "01" / "read.schedule.json").exists()
     assert results["load_generator"]["calibration"]["rps"] > 0
 
 
 def test_run_writes_the_report_and_prints_the_table(finished_run) -> None:
     latest, stdout, _ = finished_run
     report = (latest / "report.md").read_text()
-    assert "| metric | Pydantic v1 | Pydantic v2 | v2/v1 |" in report
-    for row in ("READ r/s", "READ synthetic r/s", "WRITE r/s", "memory peak, RSS (USS) MiB"):
+    assert "| metric | Pydantic v1 | Pydantic v2 |" in report
+    for row in ("READ r/s", "READ synthetic ratio to v1 [95% CI]", "WRITE r/s",
+                "memory peak, RSS (USS) MiB"):  # fmt: skip
         assert f"| {row} |" in report
         assert row in stdout
     assert "| pydantic | 1.10." in report

@@ -65,8 +65,8 @@ def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> Non
     before = lab_processes()
     runner = subprocess.Popen(
         runner_command(
-            "--duration",
-            "30",
+            "--pairs",
+            "100",
             "--warmup",
             "30",
             "--dataset",

@@ -1,6 +1,7 @@
 """The other modes: --docker without an engine, `dataset`, and locust's distributed mode."""
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -62,8 +63,54 @@ def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
     for app in ("v1", "v2"):
         for name, scenario in results["apps"][app]["scenarios"].items():
             assert scenario["rps_median"] > 0 and scenario["failures"] == 0, (app, name)
-        [write_run] = results["apps"][app]["scenarios"]["write"]["runs"]
-        assert write_run["acknowledged_writes"] == write_run["new_rows"] > 0
-    log = (tmp_path / "latest" / "runs" / "01-v1" / "read.log").read_text()
+            assert scenario["windows"] == 6
+        write = results["apps"][app]["scenarios"]["write"]
+        assert write["acknowledged_writes"] == write["new_rows"] > 0
+    for name in ("read", "synthetic", "write"):
+        assert results["ratios_vs_baseline"][name]["v2"]["pairs"] == 6
+    assert all(window["requests"] > 0 for window in results["windows"])
+    log = (tmp_path / "latest" / "runs" / "01" / "read.log").read_text()
     assert "2 workers connected" in log
     assert lab_processes() - before == set()
+
+
+def wrk_available_or_installable() -> bool:
+    return shutil.which("wrk") is not None or (
+        shutil.which("apt-get") is not None and os.geteuid() == 0
+    )
+
+
+@pytest.mark.skipif(not wrk_available_or_installable(), reason="wrk is missing and not root")
+def test_cross_check_measures_again_with_wrk_in_paired_windows(tmp_path) -> None:
+    before = lab_processes()
+    result = run_runner(
+        *TINY_RUN, "--repeats", "1", "--window", "1", "--scenarios", "read,synthetic",
+        "--cross-check", "--no-calibration", "--results-dir", str(tmp_path),
+        "--port-v1", str(free_port()), "--port-v2", str(free_port()),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = json.loads((tmp_path / "latest" / "results.json").read_text())
+    cross = results["cross_check"]
+    assert cross["tool"].startswith("wrk")
+    for name in ("read", "synthetic"):
+        ratio = cross["ratios_vs_baseline"][name]["v2"]
+        assert ratio["pairs"] == 6 and ratio["ratio"] > 0
+        assert ratio["locust_ratio"] == results["ratios_vs_baseline"][name]["v2"]["ratio"]
+    windows = cross["windows"]
+    assert len(windows) == 2 * 2 * 6
+    assert all(w["requests"] > 0 and w["failures"] == 0 and w["app_cpu_s"] > 0 for w in windows)
+    assert [w["arm"] for w in windows[:4]] == ["v1", "v2", "v2", "v1"]
+    assert "wrk cross-check" in result.stdout
+    assert lab_processes() - before == set()
+
+
+def test_cross_check_without_wrk_is_one_line(tmp_path) -> None:
+    # No wrk and no apt-get on this PATH: nothing to measure with, nothing to install it with.
+    result = run_runner("--cross-check", "--quick", "--results-dir", str(tmp_path / "results"),
+                        PATH=str(tmp_path))  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "./test.sh: error: --cross-check needs wrk, which is not installed; install it "
+        "(Debian/Ubuntu: apt-get install wrk) and retry"
+    )
+    assert not (tmp_path / "results").exists()

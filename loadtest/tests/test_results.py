@@ -1,23 +1,27 @@
-"""results.json: medians, ratios, flags and the documented keys."""
+"""results.json (schema_version 2): window records, medians, paired ratios with CIs, flags."""
 
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from loadtest.benchmark import interleaved_order
+import pytest
+
 from loadtest.pinning import plan_pinning
-from loadtest.results import build_results, link_latest, write_results
+from loadtest.results import build_results, link_latest, paired_ratios, write_results
 from loadtest.settings import BenchmarkSettings
-from tests.factories import make_cell
+from tests.factories import make_life, make_run, steady_rounds
 
-SETTINGS = BenchmarkSettings(repeats=3, duration_s=10, scenarios=("read", "write"))
+SETTINGS = BenchmarkSettings(repeats=1, pairs=8, scenarios=("read", "write"))
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
+WINDOW_KEYS = {"arm", "scenario", "window", "started_at", "duration_s", "requests", "failures",
+               "rps", "app_cpu_s", "db_cpu_s", "p50_ms", "p95_ms", "p99_ms"}  # fmt: skip
 
 
-def build(cells, settings=SETTINGS, calibration=None):
+def build(runs, settings=SETTINGS, lives=None, calibration=None):
     return build_results(
         settings=settings,
-        cells=cells,
+        lives=lives if lives is not None else [make_life(arm) for arm in settings.apps],
+        runs=runs,
         calibration=calibration or {"rps": 6000.0},
         host={
             "cpu_model": "Test CPU",
@@ -26,7 +30,7 @@ def build(cells, settings=SETTINGS, calibration=None):
             "memory_gib": 8.0,
             "os": "Linux test",
             "python": "3.11.7",
-        },
+        },  # fmt: skip
         database={"kind": "embedded", "server_version": "18"},
         pinning=plan_pinning(True, {0, 1}),
         started_at=NOW,
@@ -34,91 +38,139 @@ def build(cells, settings=SETTINGS, calibration=None):
     )
 
 
-def steady_cells():
-    base_rps = {"v1": 100.0, "v2": 300.0}
-    return [
-        make_cell(app, repeat, {"read": base_rps[app] + repeat, "write": 400.0})
-        for repeat, apps in enumerate(interleaved_order(("v1", "v2"), 3))
-        for app in apps
-    ]
+def steady_runs():
+    return [make_run("read", steady_rounds(100.0, 300.0)),
+            make_run("write", steady_rounds(400.0, 400.0))]  # fmt: skip
 
 
 def test_build_results_has_the_documented_keys() -> None:
-    results = build(steady_cells())
-    assert {"settings", "host", "apps", "load_generator", "ratios_v2_over_v1"} <= set(results)
-    for key in ("duration_s", "users", "repeats", "dataset_size", "pinning", "database"):
+    results = build(steady_runs())
+    assert results["schema_version"] == 2
+    assert {"settings", "host", "apps", "load_generator", "ratios_vs_baseline", "windows",
+            "flags"} <= set(results)  # fmt: skip
+    for key in ("window_s", "settle_s", "pairs", "warmup_s", "repeats", "users", "baseline",
+                "dataset_size", "pinning", "database", "arm_order"):  # fmt: skip
         assert key in results["settings"]
-    for app in ("v1", "v2"):
-        figures = results["apps"][app]
-        assert figures["versions"]["pydantic"].startswith("1." if app == "v1" else "2.")
-        assert set(figures["memory"]) >= {
-            "idle_rss_mib", "peak_rss_mib", "after_rss_mib",
-            "idle_uss_mib", "peak_uss_mib", "after_uss_mib",
-        }  # fmt: skip
+    for arm in ("v1", "v2"):
+        figures = results["apps"][arm]
+        assert figures["versions"]["pydantic"].startswith("1." if arm == "v1" else "2.")
+        assert {"idle_rss_mib", "peak_rss_mib", "after_rss_mib", "idle_uss_mib"} <= set(
+            figures["memory"])  # fmt: skip
         for scenario in figures["scenarios"].values():
-            assert set(scenario) >= {
-                "rps_median", "rps_min", "rps_max", "p50_ms", "p95_ms", "p99_ms",
-                "failures", "requests", "flags", "runs",
-            }  # fmt: skip
-            assert len(scenario["runs"]) == 3
+            assert {"rps_median", "rps_min", "rps_max", "p50_ms", "p95_ms", "p99_ms", "windows",
+                    "app_cpu_ms_per_request", "db_cpu_ms_per_request", "failures", "requests",
+                    "flags"} <= set(scenario)  # fmt: skip
+            assert scenario["windows"] == 8
+    assert set(results["ratios_vs_baseline"]) == {"read", "write"}
+    assert set(results["ratios_vs_baseline"]["read"]) == {"v2"}  # the baseline has no ratio
+    assert {"ratio", "ci95_low", "ci95_high", "pairs"} <= set(
+        results["ratios_vs_baseline"]["read"]["v2"]
+    )
+    assert len(results["windows"]) == 2 * 2 * 8
+    for window in results["windows"]:
+        assert WINDOW_KEYS <= set(window)
 
 
-def test_build_results_takes_medians_and_ratios() -> None:
-    results = build(steady_cells())
-    read_v1 = results["apps"]["v1"]["scenarios"]["read"]
-    assert (read_v1["rps_median"], read_v1["rps_min"], read_v1["rps_max"]) == (101.0, 100.0, 102.0)
-    assert results["ratios_v2_over_v1"]["read"] == round(301.0 / 101.0, 3)
-    assert results["apps"]["v1"]["memory"]["idle_rss_mib"] == 71.0
+def test_ratio_is_the_median_of_paired_window_ratios_with_its_ci() -> None:
+    # Machine speed drifts from round to round; the pairs keep the ratio near 2.
+    v1 = [100.0, 125.0, 75.0, 100.0, 125.0, 75.0]
+    v2 = [200.0, 262.5, 142.5, 210.0, 250.0, 157.5]  # pair ratios 2.0 2.1 1.9 2.1 2.0 2.1
+    rounds = [{"v1": a, "v2": b} if i % 2 == 0 else {"v2": b, "v1": a}
+              for i, (a, b) in enumerate(zip(v1, v2, strict=True))]  # fmt: skip
+    results = build([make_run("read", rounds)], BenchmarkSettings(scenarios=("read",)))
+    read = results["ratios_vs_baseline"]["read"]["v2"]
+    assert (read["ratio"], read["ci95_low"], read["ci95_high"], read["pairs"]) == (
+        2.05,
+        1.9,
+        2.1,
+        6,
+    )
+    assert read["ci95_half_width"] == pytest.approx(0.15 / 2.05, abs=1e-4)
+    assert any("95% CI ±7.3% is wider than ±5%" in flag for flag in results["flags"])
+    v1_read = results["apps"]["v1"]["scenarios"]["read"]
+    assert (v1_read["rps_median"], v1_read["rps_min"], v1_read["rps_max"]) == (100.0, 75.0, 125.0)
+
+
+def test_pairs_join_windows_of_the_same_round_and_repeat_only() -> None:
+    first = make_run("read", [{"v1": 100.0, "v2": 300.0}], repeat=1)
+    second = make_run("read", [{"v2": 250.0, "v1": 50.0}], repeat=2)
+    windows = first.windows + second.windows
+    assert paired_ratios(windows, "read", "v2", "v1") == [3.0, 5.0]
+    assert paired_ratios(first.windows[:1], "read", "v2", "v1") == []  # no partner: no pair
+
+
+def test_steady_ratios_are_not_flagged() -> None:
+    results = build(steady_runs())
+    assert results["ratios_vs_baseline"]["read"]["v2"]["ratio"] == 3.0
+    assert results["ratios_vs_baseline"]["read"]["v2"]["ci95_half_width"] == 0.0
+    assert results["flags"] == []
     assert results["load_generator"]["headroom"] == round(6000.0 / 400.0, 2)
-    assert read_v1["flags"] == []
 
 
-def test_failures_and_cpu_bound_load_generator_are_flagged() -> None:
-    cells = [make_cell("v1", 0, {"read": 100.0}, failures=3, cpu_warnings=2),
-             make_cell("v2", 0, {"read": 300.0})]  # fmt: skip
-    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",)))
-    flags = results["apps"]["v1"]["scenarios"]["read"]["flags"]
-    assert any("3 of 1000 requests failed" in flag for flag in flags)
-    assert any("CPU-bound" in flag for flag in flags)
-    assert results["apps"]["v2"]["scenarios"]["read"]["flags"] == []
+def test_too_few_pairs_for_a_ci_are_flagged() -> None:
+    results = build([make_run("read", steady_rounds(100.0, 200.0, rounds=4))],
+                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+    ratio = results["ratios_vs_baseline"]["read"]["v2"]
+    assert (ratio["ratio"], ratio["ci95_low"], ratio["pairs"]) == (2.0, None, 4)
+    assert any("4 pairs are too few" in flag for flag in results["flags"])
 
 
-def test_failed_verification_publishes_no_number() -> None:
-    broken = make_cell("v1", 0, {})
-    broken.problems["read"] = ["status 500, expected 200"]
-    results = build([broken, make_cell("v2", 0, {"read": 300.0})],
-                    BenchmarkSettings(repeats=1, scenarios=("read",)))  # fmt: skip
+def test_failed_requests_are_flagged_and_never_throughput() -> None:
+    results = build([make_run("read", steady_rounds(100.0, 300.0), failures=5)],
+                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
     read_v1 = results["apps"]["v1"]["scenarios"]["read"]
-    assert read_v1["rps_median"] is None and read_v1["p50_ms"] is None
-    assert "verification failed" in read_v1["flags"][0]
-    assert results["ratios_v2_over_v1"]["read"] is None
+    assert read_v1["rps_median"] == 100.0  # 80 successes in 0.8 s; the 5 failures do not count
+    assert read_v1["failures"] == 40
+    assert "app_v1 read: 40 of 680 requests failed" in results["flags"]
+
+
+def test_unsaturated_synthetic_windows_are_flagged() -> None:
+    run = make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.7)
+    results = build([run], BenchmarkSettings(scenarios=("synthetic",)))
+    flags = results["apps"]["v2"]["scenarios"]["synthetic"]["flags"]
+    assert flags and "8 of 8 windows left the app's CPU under 90% busy (lowest 70%)" in flags[0]
+    assert results["load_generator"]["synthetic_app_cpu_busy_min"] == 0.7
+    saturated = build([make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.95)],
+                      BenchmarkSettings(scenarios=("synthetic",)))  # fmt: skip
+    assert saturated["flags"] == []
 
 
 def test_write_count_mismatch_is_flagged() -> None:
-    cell = make_cell("v1", 0, {"write": 100.0})
-    cell.writes["write"] -= 2  # two acknowledged writes are not in the database
-    results = build([cell, make_cell("v2", 0, {"write": 100.0})],
-                    BenchmarkSettings(repeats=1, scenarios=("write",)))  # fmt: skip
+    results = build([make_run("write", steady_rounds(400.0, 400.0), lost_writes=2)],
+                    BenchmarkSettings(scenarios=("write",)))  # fmt: skip
     write_v1 = results["apps"]["v1"]["scenarios"]["write"]
-    assert write_v1["runs"][0]["acknowledged_writes"] == 1000
-    assert write_v1["runs"][0]["new_rows"] == 998
-    assert any("write count mismatch" in flag for flag in write_v1["flags"])
+    assert (write_v1["acknowledged_writes"], write_v1["new_rows"]) == (2560, 2558)
+    assert any("write count mismatch (repeat 1): 2560 acknowledged, 2558 new rows" in flag
+               for flag in write_v1["flags"])  # fmt: skip
 
 
-def test_repeats_that_disagree_are_flagged() -> None:
-    cells = [make_cell("v1", r, {"read": rps}) for r, rps in enumerate((100.0, 100.0, 130.0))]
-    cells += [make_cell("v2", r, {"read": 300.0}) for r in range(3)]
-    results = build(cells, BenchmarkSettings(repeats=3, scenarios=("read",)))
-    assert any("spread 30%" in flag for flag in results["apps"]["v1"]["scenarios"]["read"]["flags"])
+def test_failed_verification_publishes_no_number() -> None:
+    lives = [make_life("v1", problems={"read": ["status 500, expected 200"]}), make_life("v2")]
+    # v1 failed verification, so the run held v2's windows alone.
+    run = make_run("read", [{"v2": 300.0}] * 8)
+    results = build([run], BenchmarkSettings(scenarios=("read",)), lives=lives)
+    read_v1 = results["apps"]["v1"]["scenarios"]["read"]
+    assert read_v1["rps_median"] is None and read_v1["p50_ms"] is None
+    assert read_v1["flags"] == ["verification failed (repeat 1): status 500, expected 200"]
+    assert results["ratios_vs_baseline"]["read"]["v2"]["ratio"] is None
 
 
-def test_interleaved_order_alternates_which_app_goes_first() -> None:
-    assert interleaved_order(("v1", "v2"), 3) == [["v1", "v2"], ["v2", "v1"], ["v1", "v2"]]
-    assert interleaved_order(("v2",), 2) == [["v2"], ["v2"]]
+def test_busy_load_generator_is_flagged() -> None:
+    runs = [make_run("read", steady_rounds(100.0, 300.0), cpu_percent=95.0, cpu_warnings=2)]
+    results = build(runs, BenchmarkSettings(scenarios=("read",)))
+    assert "READ (repeat 1): load generator CPU-bound (2 locust warnings)" in results["flags"]
+    assert "READ (repeat 1): load generator near its limit (locust at 95% CPU)" in results["flags"]
+
+
+def test_a_single_arm_run_has_no_ratios() -> None:
+    results = build([make_run("read", [{"v2": 300.0}] * 8)],
+                    BenchmarkSettings(apps=("v2",), scenarios=("read",)))  # fmt: skip
+    assert results["settings"]["baseline"] is None
+    assert results["ratios_vs_baseline"] == {"read": {}}
 
 
 def test_results_file_round_trips_and_latest_points_at_newest(tmp_path: Path) -> None:
-    results = build(steady_cells())
+    results = build(steady_runs())
     for name in ("20260101T000000Z", "20260101T000100Z"):
         run_dir = tmp_path / name
         run_dir.mkdir()
@@ -128,46 +180,36 @@ def test_results_file_round_trips_and_latest_points_at_newest(tmp_path: Path) ->
     assert json.loads((tmp_path / "latest" / "results.json").read_text()) == results
 
 
-def test_a_busy_load_generator_is_flagged_even_without_locust_warnings() -> None:
-    cells = [make_cell("v1", 0, {"read": 100.0}, cpu_percent=95.0),
-             make_cell("v2", 0, {"read": 300.0}, cpu_percent=40.0)]  # fmt: skip
-    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",)))
-    v1_flags = results["apps"]["v1"]["scenarios"]["read"]["flags"]
-    assert v1_flags == ["load generator near its limit (locust at 95% CPU)"]
-    assert results["apps"]["v1"]["scenarios"]["read"]["runs"][0]["locust_cpu_percent"] == 95.0
-    assert results["apps"]["v2"]["scenarios"]["read"]["flags"] == []
-
-
-def test_a_repeat_failing_verification_withholds_the_whole_cell() -> None:
-    failed_first = make_cell("v1", 0, {})
-    failed_first.problems["read"] = ["3 posts, expected 100"]
-    cells = [failed_first, make_cell("v1", 1, {"read": 100.0}), make_cell("v1", 2, {"read": 100.0})]
-    cells += [make_cell("v2", r, {"read": 300.0}) for r in range(3)]
-    results = build(cells, BenchmarkSettings(repeats=3, scenarios=("read",)))
-    read_v1 = results["apps"]["v1"]["scenarios"]["read"]
-    assert read_v1["rps_median"] is None and read_v1["requests"] == 0
-    assert read_v1["flags"] == ["verification failed (repeat 1): 3 posts, expected 100"]
-
-
-def test_failed_requests_do_not_count_as_throughput() -> None:
-    cells = [make_cell("v1", 0, {"read": 100.0}, failures=200),
-             make_cell("v2", 0, {"read": 300.0})]  # fmt: skip
-    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",)))
-    assert results["apps"]["v1"]["scenarios"]["read"]["rps_median"] == 80.0  # 800 ok in 10 s
-
-
-def test_busy_load_side_cpus_are_flagged() -> None:
-    cells = [make_cell("v1", 0, {"read": 100.0}, load_cpus_busy_percent=97.0),
-             make_cell("v2", 0, {"read": 300.0})]  # fmt: skip
-    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",)))
-    assert results["apps"]["v1"]["scenarios"]["read"]["flags"] == [
-        "load-side CPUs saturated (97% busy)"
+def test_cross_check_ratios_stand_beside_locusts_and_disagreement_is_flagged() -> None:
+    locust_runs = [make_run("read", steady_rounds(100.0, 200.0)),
+                   make_run("synthetic", steady_rounds(100.0, 500.0))]  # fmt: skip
+    wrk_windows = (
+        make_run("read", steady_rounds(125.0, 262.5)).windows  # 2.1x: agrees
+        + make_run("synthetic", steady_rounds(100.0, 600.0)).windows  # 6x: 20% off
+    )
+    results = build_results(
+        settings=BenchmarkSettings(scenarios=("read", "synthetic"), cross_check=True),
+        lives=[make_life("v1"), make_life("v2")], runs=locust_runs, calibration=None,
+        host={"cpu_model": "x", "cores": 2, "cores_available": 2, "memory_gib": 1.0,
+              "os": "x", "python": "3.11"},
+        database={"kind": "embedded", "server_version": "18"},
+        pinning=plan_pinning(True, {0, 1}), started_at=NOW, finished_at=NOW,
+        cross_check_windows=wrk_windows, cross_check_tool="wrk 4.1.0",
+    )  # fmt: skip
+    cross = results["cross_check"]
+    assert cross["tool"] == "wrk 4.1.0"
+    read = cross["ratios_vs_baseline"]["read"]["v2"]
+    assert (read["ratio"], read["locust_ratio"], read["disagreement"]) == (2.1, 2.0, 0.05)
+    synthetic = cross["ratios_vs_baseline"]["synthetic"]["v2"]
+    assert (synthetic["ratio"], synthetic["disagreement"]) == (6.0, 0.2)
+    assert cross["rps_median"]["synthetic"] == {"v1": 100.0, "v2": 600.0}
+    disagreements = [flag for flag in results["flags"] if "disagree" in flag]
+    assert disagreements == [
+        "READ synthetic v2/v1: locust 5.00x and wrk 4.1.0 6.00x disagree by 20% (over 10%): one "
+        "tool may have limited the windows; compare their saturation and rerun"
     ]
+    assert len(cross["windows"]) == 32
 
 
-def test_locust_cpu_limit_counts_only_load_cores_that_exist() -> None:
-    # Two locust processes pinned to the one load CPU of a 2-CPU machine share one core.
-    cells = [make_cell("v1", 0, {"read": 100.0}, cpu_percent=90.0),
-             make_cell("v2", 0, {"read": 300.0})]  # fmt: skip
-    results = build(cells, BenchmarkSettings(repeats=1, scenarios=("read",), load_processes=2))
-    assert "locust at 90% CPU" in results["apps"]["v1"]["scenarios"]["read"]["flags"][0]
+def test_without_the_cross_check_its_section_is_null() -> None:
+    assert build(steady_runs())["cross_check"] is None

@@ -2,7 +2,13 @@
 
 import pytest
 
-from loadtest.stats import merge_histograms, percentile_ms, ratio, relative_spread, summarize
+from loadtest.stats import (
+    ci_half_width,
+    median_with_ci,
+    merge_histograms,
+    percentile_ms,
+    summarize,
+)
 
 
 def test_percentile_ms_reads_the_cumulative_histogram() -> None:
@@ -27,14 +33,22 @@ def test_summarize_gives_median_min_max() -> None:
     assert summarize([]) == {"median": None, "min": None, "max": None}
 
 
-def test_relative_spread_is_range_over_median() -> None:
-    assert relative_spread([90.0, 100.0, 110.0]) == pytest.approx(0.2)
-    assert relative_spread([100.0]) is None
+def test_median_ci_is_the_exact_order_statistic_interval() -> None:
+    # n = 10: P(Binomial(10, 1/2) <= 1) = 11/1024, so (2nd smallest, 2nd largest) covers
+    # 1 - 22/1024 = 97.9% >= 95%, and (3rd, 3rd) would cover only 89.1%.
+    values = [3.1, 2.9, 3.0, 3.3, 2.7, 3.2, 2.8, 3.05, 3.15, 2.95]
+    assert median_with_ci(values) == (3.025, 2.8, 3.2)
+    # n = 6: only (smallest, largest) reaches 95% (1 - 2/64 = 96.9%).
+    assert median_with_ci([1.0, 6.0, 2.0, 5.0, 3.0, 4.0]) == (3.5, 1.0, 6.0)
+    # n = 20: P(B <= 5) = 2.07% per side, so (6th, 15th).
+    assert median_with_ci([float(v) for v in range(1, 21)]) == (10.5, 6.0, 15.0)
 
 
-@pytest.mark.parametrize(
-    ("numerator", "denominator", "expected"),
-    [(300.0, 100.0, 3.0), (None, 100.0, None), (100.0, None, None), (100.0, 0, None)],
-)
-def test_ratio_handles_missing_values(numerator, denominator, expected) -> None:
-    assert ratio(numerator, denominator) == expected
+def test_median_ci_needs_six_values() -> None:
+    assert median_with_ci([1.0, 2.0, 3.0, 4.0, 5.0]) == (3.0, None, None)
+    assert median_with_ci([]) == (None, None, None)
+
+
+def test_ci_half_width_is_the_wider_side_over_the_median() -> None:
+    assert ci_half_width(2.0, 1.9, 2.2) == pytest.approx(0.1)
+    assert ci_half_width(2.0, None, None) is None

@@ -25,6 +25,11 @@ class RunningApp:
     stop: Callable[[], None]
     process: subprocess.Popen[bytes] | None = None  # local apps only
 
+    @property
+    def pid(self) -> int | None:
+        """The process tree's root, where its CPU can be read (None in a container)."""
+        return self.process.pid if self.process is not None else None
+
 
 def app_command(name: str, port: int, workers: int) -> list[str]:
     python = REPOSITORY_ROOT / f"app_{name}" / ".venv" / "bin" / "python"

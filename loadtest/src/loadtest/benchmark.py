@@ -1,6 +1,8 @@
-"""The benchmark run: for each repeat and app, a fresh process on a fresh dataset, verified,
-warmed up, then each scenario measured, with memory sampled throughout."""
+"""The benchmark run, the paired protocol: per repeat, every arm as a fresh process on the same
+app CPUs, verified; then per scenario one locust run whose users alternate between the arms in
+short windows (schedule.py), with each arm's and PostgreSQL's CPU read at every window's edges."""
 
+import math
 import os
 import time
 from contextlib import ExitStack
@@ -13,8 +15,16 @@ from rich.console import Console
 
 from loadtest.apps import RunningApp, start_app
 from loadtest.calibration import calibrate_load_generator
+from loadtest.cpu import TreeCpu, cpu_seconds_between, read_tree_cpu
+from loadtest.cross_check import (
+    CROSS_CHECK_SCENARIOS,
+    cross_check_scenario,
+    cross_check_seconds,
+    ensure_wrk,
+    wrk_window_s,
+)
 from loadtest.database import BenchmarkDatabase, provide_database
-from loadtest.dataset import count_visible_posts, load_dataset
+from loadtest.dataset import count_posts_titled, load_dataset
 from loadtest.docker_stack import ensure_docker_engine, start_container_app, start_docker_stack
 from loadtest.host import host_facts
 from loadtest.locust_runs import STOP_TIMEOUT_S, LocustRun, locust_command, run_locust
@@ -24,54 +34,82 @@ from loadtest.processes import BenchmarkError, ensure_port_free
 from loadtest.progress import ProgressDisplay
 from loadtest.report import print_table, write_report
 from loadtest.results import build_results, link_latest, write_results
-from loadtest.scenarios import SCENARIOS
+from loadtest.scenarios import SCENARIOS, write_title
+from loadtest.schedule import WARMUP, Schedule, balanced_rounds, build_schedule
 from loadtest.settings import BenchmarkSettings
 from loadtest.verify import verify_scenario
+from loadtest.windows import (
+    WindowCpu,
+    WindowRecord,
+    build_window_records,
+    successes_per_arm,
+    tally_by_name,
+)
 
-SETTLE_S = 1.0  # let the app go quiet before idle/after memory readings
+SETTLE_S = 1.0  # let the apps go quiet before idle/after memory readings
 SCENARIO_USER_CLASS = {"read": "ReadUser", "synthetic": "SyntheticUser", "write": "WriteUser"}
+# Locust's start-up (imports, spawning users) before the schedule's first window; a late start
+# only shortens the first warm-up window.
+LOCUST_START_S = 3.0
+LOCUST_START_PER_EXTRA_PROCESS_S = 1.0
 
 
 @dataclass
-class Cell:
-    """One app process's life: one repeat of one app."""
+class ArmLife:
+    """One arm's process in one repeat: versions, memory and verification."""
 
-    app: str
-    repeat: int
+    arm: str
+    repeat: int  # 1-based
     versions: dict[str, Any] = field(default_factory=dict)
     idle: MemoryReading | None = None
     peak: MemoryReading | None = None
     after: MemoryReading | None = None
     problems: dict[str, list[str]] = field(default_factory=dict)  # verification, per scenario
-    runs: dict[str, LocustRun] = field(default_factory=dict)
-    writes: dict[str, int] = field(default_factory=dict)  # new rows in the measured window
 
 
-def interleaved_order(apps: tuple[str, ...], repeats: int) -> list[list[str]]:
-    """v1 v2 | v2 v1 | v1 v2 ...: drift on a shared machine cannot favour one app."""
-    return [list(apps) if repeat % 2 == 0 else list(reversed(apps)) for repeat in range(repeats)]
+@dataclass
+class ScenarioRun:
+    """One locust run: one scenario in one repeat, every verified arm in alternating windows."""
+
+    repeat: int  # 1-based
+    scenario: str
+    arms: tuple[str, ...]
+    windows: list[WindowRecord]
+    locust: LocustRun
+    acknowledged: dict[str, int]  # successful requests per arm, warm-up and settle included
+    new_rows: dict[str, int] = field(default_factory=dict)  # write: rows each arm stored
+    warmup_requests: int = 0  # 0: locust started after the warm-up windows
+
+
+def arm_order(apps: tuple[str, ...], repeat: int) -> tuple[str, ...]:
+    """The order arms start in and take the first window, rotated per repeat (0-based)."""
+    return tuple(balanced_rounds(apps, repeat + 1)[repeat])
 
 
 def planned_seconds(settings: BenchmarkSettings) -> float:
-    per_cell = settings.warmup_s + len(settings.scenarios) * settings.duration_s
-    cells = len(settings.apps) * settings.repeats
-    return cells * per_cell + (calibration_seconds(settings) if settings.calibrate else 0)
+    per_scenario = len(settings.apps) * (settings.warmup_s + settings.pairs * settings.window_s)
+    load = settings.repeats * len(settings.scenarios) * (per_scenario + locust_start_s(settings))
+    if settings.cross_check:
+        load += cross_check_seconds(settings)
+    return load + (calibration_seconds(settings) if settings.calibrate else 0)
+
+
+def locust_start_s(settings: BenchmarkSettings) -> float:
+    extra = settings.load_processes if settings.load_processes > 1 else 0  # workers + master
+    return LOCUST_START_S + LOCUST_START_PER_EXTRA_PROCESS_S * extra
 
 
 def calibration_seconds(settings: BenchmarkSettings) -> float:
-    return min(settings.duration_s, 10)
-
-
-def locust_timeout(duration_s: float) -> float:
-    return duration_s + STOP_TIMEOUT_S + 60
+    return 8.0
 
 
 def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     """Run everything, write results/<timestamp>/, print the table; returns the run directory."""
     if settings.docker:
         ensure_docker_engine()  # before anything is written or started
-    else:
-        for app_name in settings.apps:  # now, not minutes later when that app's turn comes
+    cross_check_tool = ensure_wrk() if settings.cross_check else None
+    if not settings.docker:
+        for app_name in settings.apps:  # now, not minutes later
             ensure_port_free(settings.ports[app_name], f"app_{app_name}")
     started_at = datetime.now(UTC)
     run_dir = settings.results_dir / started_at.strftime("%Y%m%dT%H%M%SZ")
@@ -89,7 +127,9 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     console.print(f"Results go to {run_dir}", highlight=False)
     console.print(f"Pinning: {pinning.note}", highlight=False)
 
-    cells: list[Cell] = []
+    lives: list[ArmLife] = []
+    runs: list[ScenarioRun] = []
+    cross_check_windows: list[WindowRecord] = []
     calibration: dict[str, Any] | None = None
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
     with ExitStack() as stack:
@@ -113,24 +153,27 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
                     settings, pinning, run_dir / "calibration", progress,
                     calibration_seconds(settings), environment,
                 )  # fmt: skip
-            for repeat, apps in enumerate(interleaved_order(settings.apps, settings.repeats)):
-                for app_name in apps:
-                    cell = run_cell(
-                        settings, app_name, repeat, database, pinning, run_dir, progress,
-                        environment,
-                    )  # fmt: skip
-                    cells.append(cell)
+            for repeat in range(1, settings.repeats + 1):
+                repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
+                    settings, repeat, database, pinning, run_dir, progress, environment
+                )
+                lives += repeat_lives
+                runs += repeat_runs
+                cross_check_windows += repeat_cross_check
 
     finished_at = datetime.now(UTC)
     results = build_results(
         settings=settings,
-        cells=cells,
+        lives=lives,
+        runs=runs,
         calibration=calibration,
         host=host,
         database={"kind": database.kind, "server_version": database.server_version},
         pinning=pinning,
         started_at=started_at,
         finished_at=finished_at,
+        cross_check_windows=cross_check_windows,
+        cross_check_tool=cross_check_tool,
     )
     write_results(run_dir, results)
     write_report(run_dir, results)
@@ -140,115 +183,211 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     return run_dir
 
 
-def run_cell(
+def run_repeat(
     settings: BenchmarkSettings,
-    app_name: str,
     repeat: int,
     database: BenchmarkDatabase,
     pinning: PinningPlan,
     run_dir: Path,
     progress: ProgressDisplay,
     environment: dict[str, str],
-) -> Cell:
-    label = f"repeat {repeat + 1}/{settings.repeats} · app_{app_name}"
-    cell = Cell(app_name, repeat)
-    cell_dir = run_dir / "runs" / f"{repeat + 1:02d}-{app_name}"
+) -> tuple[list[ArmLife], list[ScenarioRun], list[WindowRecord]]:
+    """Fresh processes for every arm on a fresh dataset, verified, then every scenario (and the
+    wrk cross-check, when asked)."""
+    repeat_dir = run_dir / "runs" / f"{repeat:02d}"
+    order = arm_order(settings.apps, repeat - 1)
+    lives = {arm: ArmLife(arm, repeat) for arm in order}
+    runs: list[ScenarioRun] = []
+    cross_check: list[WindowRecord] = []
     load_dataset(database.url, settings.dataset_size)
-    if settings.docker:
-        app = start_container_app(app_name, f"http://127.0.0.1:{settings.ports[app_name]}")
-    else:
-        app = start_app(
-            app_name,
-            port=settings.ports[app_name],
-            workers=settings.workers,
-            database_url=database.url,
-            cpus=pinning.app_cpus if pinning.enabled else None,
-            log_path=cell_dir / "app.log",
-            environment=environment,
-        )
-    try:
-        cell.versions = app.versions
+    with ExitStack() as stack:
+        apps: dict[str, RunningApp] = {}
+        for arm in order:
+            apps[arm] = start_arm(settings, arm, database, pinning, repeat_dir, environment)
+            stack.callback(apps[arm].stop)
+            lives[arm].versions = apps[arm].versions
         time.sleep(SETTLE_S)
-        cell.idle = app.read_memory()
+        for arm, app in apps.items():
+            lives[arm].idle = app.read_memory()
+            for name in settings.scenarios:
+                problems = verify_scenario(app.base_url, SCENARIOS[name], database.url, arm)
+                lives[arm].problems[name] = problems
+                if problems:
+                    progress.note(f"repeat {repeat} · app_{arm}: {name} FAILED verification: "
+                                  f"{problems[0]}")  # fmt: skip
+        samplers = {arm: stack.enter_context(PeakMemorySampler(app.read_memory))
+                    for arm, app in apps.items()}  # fmt: skip
         for name in settings.scenarios:
-            cell.problems[name] = verify_scenario(app.base_url, SCENARIOS[name], database.url)
-            if cell.problems[name]:
-                progress.note(f"{label}: {name} FAILED verification: {cell.problems[name][0]}")
-        verified = [name for name in settings.scenarios if not cell.problems[name]]
-        with PeakMemorySampler(app.read_memory) as sampler:
+            verified = tuple(arm for arm in order if not lives[arm].problems[name])
             if verified:
-                warm_up(settings, app, verified, cell_dir, progress, label, pinning)
-            for name in verified:
-                measure_scenario(settings, app, name, cell, cell_dir, progress, label, pinning,
-                                 database)  # fmt: skip
-        if sampler.samples:
-            cell.peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
+                runs.append(
+                    measure_scenario(
+                        settings,
+                        name,
+                        repeat,
+                        {arm: apps[arm] for arm in verified},
+                        database,
+                        pinning,
+                        repeat_dir,
+                        progress,
+                    )  # fmt: skip
+                )
+        if settings.cross_check:
+            for name in (n for n in CROSS_CHECK_SCENARIOS if n in settings.scenarios):
+                verified = tuple(arm for arm in order if not lives[arm].problems[name])
+                if len(verified) < 2:
+                    continue
+                seconds = settings.pairs * len(verified) * (wrk_window_s(settings) + 0.3)
+                progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · wrk cross-check",
+                               seconds)  # fmt: skip
+                cross_check += cross_check_scenario(
+                    settings, name, repeat, {arm: apps[arm] for arm in verified},
+                    pinning.load_cpus if pinning.enabled else None,
+                    app_cpu_capacity(settings, pinning), on_window=progress.tick,
+                )  # fmt: skip
+        for arm, sampler in samplers.items():
+            sampler.stop()
+            if sampler.samples:
+                lives[arm].peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
         time.sleep(SETTLE_S)
-        cell.after = app.read_memory()
-    finally:
-        app.stop()
-    return cell
+        for arm, app in apps.items():
+            lives[arm].after = app.read_memory()
+    return list(lives.values()), runs, cross_check
 
 
-def warm_up(
+def start_arm(
     settings: BenchmarkSettings,
-    app: RunningApp,
-    scenarios: list[str],
-    cell_dir: Path,
-    progress: ProgressDisplay,
-    label: str,
+    arm: str,
+    database: BenchmarkDatabase,
     pinning: PinningPlan,
-) -> None:
-    """Every verified scenario at once, discarded: pools, caches and code paths get warm."""
-    progress.begin(f"{label} · warm-up", settings.warmup_s)
-    prefix = cell_dir / "warmup"
-    command = locust_command(
-        host=app.base_url,
-        users=settings.users,
-        duration_s=settings.warmup_s,
-        output_prefix=prefix,
-        user_classes=[SCENARIO_USER_CLASS[name] for name in scenarios],
-        load_processes=settings.load_processes,
+    repeat_dir: Path,
+    environment: dict[str, str],
+) -> RunningApp:
+    if settings.docker:
+        return start_container_app(arm, f"http://127.0.0.1:{settings.ports[arm]}")
+    return start_app(
+        arm,
+        port=settings.ports[arm],
+        workers=settings.workers,
+        database_url=database.url,
+        cpus=pinning.app_cpus if pinning.enabled else None,
+        log_path=repeat_dir / f"app_{arm}.log",
+        environment=environment,
     )
-    run_locust(
-        command,
-        output_prefix=prefix,
-        cpus=pinning.load_cpus if pinning.enabled else None,
-        on_tick=progress.tick,
-        timeout_s=locust_timeout(settings.warmup_s),
-    )
+
+
+def app_cpu_capacity(settings: BenchmarkSettings, pinning: PinningPlan) -> float:
+    """CPUs an app can keep busy: its pinned CPUs, but one per uvicorn worker at most."""
+    return float(min(len(pinning.app_cpus), settings.workers)) or 1.0
 
 
 def measure_scenario(
     settings: BenchmarkSettings,
-    app: RunningApp,
     name: str,
-    cell: Cell,
-    cell_dir: Path,
-    progress: ProgressDisplay,
-    label: str,
-    pinning: PinningPlan,
+    repeat: int,
+    apps: dict[str, RunningApp],
     database: BenchmarkDatabase,
-) -> None:
-    progress.begin(f"{label} · {name}", settings.duration_s)
-    prefix = cell_dir / name
-    command = locust_command(
-        host=app.base_url,
-        users=settings.users,
-        duration_s=settings.duration_s,
-        output_prefix=prefix,
-        user_classes=[SCENARIO_USER_CLASS[name]],
-        load_processes=settings.load_processes,
+    pinning: PinningPlan,
+    repeat_dir: Path,
+    progress: ProgressDisplay,
+) -> ScenarioRun:
+    launched = time.time()
+    schedule = build_schedule(
+        scenario=name,
+        hosts={arm: app.base_url for arm, app in apps.items()},
+        start=launched + locust_start_s(settings),
+        rounds=settings.pairs,
+        window_s=settings.window_s,
+        settle_s=settings.settle_s,
+        warmup_s=settings.warmup_s,
+        first_rotation=0,
     )
-    rows_before = count_visible_posts(database.url) if name == "write" else 0
-    cell.runs[name] = run_locust(
-        command,
+    schedule_path = repeat_dir / f"{name}.schedule.json"
+    schedule_path.write_text(schedule.to_json())
+    prefix = repeat_dir / name
+    titles = [write_title(arm) for arm in apps]
+    rows_before = count_posts_titled(database.url, titles) if name == "write" else {}
+    duration_s = math.ceil(schedule.end - launched) + 1
+    progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · "
+                   f"{' / '.join(apps)} in {settings.pairs} rounds", duration_s)  # fmt: skip
+    boundaries = CpuBoundaries(schedule, apps, database.server_pid)
+    locust = run_locust(
+        locust_command(
+            host=next(iter(apps.values())).base_url,
+            users=settings.users,
+            duration_s=duration_s,
+            output_prefix=prefix,
+            user_classes=[SCENARIO_USER_CLASS[name]],
+            load_processes=settings.load_processes,
+            extra_arguments=["--schedule", str(schedule_path)],
+        ),
         output_prefix=prefix,
         cpus=pinning.load_cpus if pinning.enabled else None,
         on_tick=progress.tick,
-        timeout_s=locust_timeout(settings.duration_s),
+        timeout_s=duration_s + STOP_TIMEOUT_S + 60,
+        boundaries=boundaries.moments,
+        on_boundary=boundaries.read,
     )
-    if app.process is not None and app.process.poll() is not None:
-        raise BenchmarkError(f"app_{app.name} exited during the {name} scenario (see its app.log)")
+    for arm, app in apps.items():
+        if app.process is not None and app.process.poll() is not None:
+            raise BenchmarkError(f"app_{arm} exited during the {name} scenario (see its app.log)")
+    tallies = tally_by_name(locust.entries)
+    run = ScenarioRun(
+        repeat=repeat,
+        scenario=name,
+        arms=tuple(apps),
+        windows=build_window_records(
+            schedule=schedule,
+            tallies=tallies,
+            cpu=boundaries.per_window(),
+            repeat=repeat,
+            app_cpu_capacity=app_cpu_capacity(settings, pinning),
+        ),
+        locust=locust,
+        acknowledged=successes_per_arm(tallies),
+        warmup_requests=sum(t.requests for (_, _, phase), t in tallies.items() if phase == WARMUP),
+    )
     if name == "write":
-        cell.writes[name] = count_visible_posts(database.url) - rows_before
+        rows_after = count_posts_titled(database.url, titles)
+        run.new_rows = {
+            arm: rows_after[write_title(arm)] - rows_before[write_title(arm)] for arm in apps
+        }
+    return run
+
+
+class CpuBoundaries:
+    """Reads every arm's and PostgreSQL's CPU at each measured window's counted start and end."""
+
+    def __init__(
+        self, schedule: Schedule, apps: dict[str, RunningApp], database_pid: int | None
+    ) -> None:
+        self.schedule = schedule
+        self.pids = {arm: app.pid for arm, app in apps.items()}
+        self.database_pid = database_pid
+        moments = set()
+        for window in schedule.measured():
+            moments |= {window.measure_start, window.end}
+        self.moments = sorted(moments)
+        # planned moment -> (actual time, per-arm readings, PostgreSQL's reading)
+        self.readings: dict[float, tuple[float, dict[str, TreeCpu], TreeCpu | None]] = {}
+
+    def read(self, moment: float) -> None:
+        arms = {arm: read_tree_cpu(pid) for arm, pid in self.pids.items() if pid is not None}
+        database = read_tree_cpu(self.database_pid) if self.database_pid else None
+        self.readings[moment] = (time.time(), arms, database)
+
+    def per_window(self) -> dict[int, WindowCpu]:
+        cpu: dict[int, WindowCpu] = {}
+        for window in self.schedule.measured():
+            start = self.readings.get(window.measure_start)
+            end = self.readings.get(window.end)
+            if start is None or end is None:
+                continue
+            app_cpu = None
+            if window.arm in start[1] and window.arm in end[1]:
+                app_cpu = cpu_seconds_between(start[1][window.arm], end[1][window.arm])
+            database_cpu = None
+            if start[2] is not None and end[2] is not None:
+                database_cpu = cpu_seconds_between(start[2], end[2])
+            cpu[window.index] = WindowCpu(end[0] - start[0], app_cpu, database_cpu)
+        return cpu

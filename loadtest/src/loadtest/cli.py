@@ -59,6 +59,17 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def window_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    minimum = 2 * BenchmarkSettings().settle_s
+    if not minimum <= value <= 600:
+        raise argparse.ArgumentTypeError(f"{value:g} must be between {minimum:g} and 600 seconds")
+    return value
+
+
 def choice_list(allowed: tuple[str, ...]):  # noqa: ANN201 - an argparse type factory
     def parse(text: str) -> tuple[str, ...]:
         parts = [part.strip() for part in text.split(",") if part.strip()]
@@ -77,8 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     defaults = BenchmarkSettings()
     parser = OneLineParser(
         prog=PROGRAM,
-        description="Benchmark the Pydantic v1 and v2 apps with locust and print a v1-vs-v2 "
-        "table; results go to results/<UTC timestamp>/ (results/latest is the newest).",
+        description="Benchmark the Pydantic v1 and v2 apps with locust in paired, alternating "
+        "windows and print their ratios with 95% confidence intervals; results go to "
+        "results/<UTC timestamp>/ (results/latest is the newest).",
     )
     parser.add_argument(
         "mode",
@@ -88,23 +100,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="run: the benchmark; up: PostgreSQL + both apps + the locust web UI until Ctrl-C; "
         "dataset: empty the posts table of the database in DATABASE_URL, load the dataset, exit",
     )
+    quick = BenchmarkSettings(**QUICK_OVERRIDES)
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="one short repeat per cell (duration 8s, warm-up 2s, 1 repeat)",
+        help=f"a first look: {quick.pairs} pairs, {quick.repeats} repeat, "
+        f"{quick.warmup_s:g}s warm-up",
     )
     parser.add_argument(
-        "--repeats", type=positive_int, help=f"repeats per app (default {defaults.repeats})"
+        "--pairs",
+        type=positive_int,
+        help="rounds of one window per app, per scenario and repeat; the ratios' pairs "
+        f"(default {defaults.pairs})",
     )
     parser.add_argument(
-        "--duration",
-        type=positive_seconds,
-        help=f"measured seconds per scenario (default {defaults.duration_s:g})",
+        "--window",
+        type=window_seconds,
+        help=f"seconds of one app's window (default {defaults.window_s:g}; the first "
+        f"{defaults.settle_s:g}s of each are not counted)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=positive_int,
+        help=f"repeats, each with fresh app processes (default {defaults.repeats})",
     )
     parser.add_argument(
         "--warmup",
         type=positive_seconds,
-        help=f"discarded warm-up seconds per app start (default {defaults.warmup_s:g})",
+        help=f"discarded warm-up seconds per app before each scenario (default "
+        f"{defaults.warmup_s:g})",
     )
     parser.add_argument(
         "--users", type=positive_int, help=f"concurrent locust users (default {defaults.users})"
@@ -148,6 +172,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the same benchmark against docker-compose.yml (needs a Docker engine)",
     )
     parser.add_argument(
+        "--cross-check",
+        action="store_true",
+        help="measure READ and READ synthetic again with wrk in the same paired protocol and "
+        "compare both tools' ratios (installs Debian's wrk if missing and possible)",
+    )
+    parser.add_argument(
         "--results-dir", type=Path, help="where runs are written (default results/)"
     )
     return parser
@@ -159,7 +189,8 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
         settings = replace(settings, **QUICK_OVERRIDES)
     explicit = {
         "repeats": arguments.repeats,
-        "duration_s": arguments.duration,
+        "pairs": arguments.pairs,
+        "window_s": arguments.window,
         "warmup_s": arguments.warmup,
         "users": arguments.users,
         "dataset_size": arguments.dataset,
@@ -179,6 +210,7 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
         pin=not arguments.no_pin,
         calibrate=not arguments.no_calibration,
         docker=arguments.docker,
+        cross_check=arguments.cross_check,
         ports={"v1": arguments.port_v1, "v2": arguments.port_v2},
         results_dir=settings.results_dir.resolve(),
     )

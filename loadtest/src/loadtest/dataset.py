@@ -40,7 +40,14 @@ def load_dataset(database_url: str, size: int) -> None:
         connection.execute("VACUUM ANALYZE posts")
 
 
-def count_visible_posts(database_url: str) -> int:
+def count_posts_titled(database_url: str, titles: list[str]) -> dict[str, int]:
+    """Visible posts per title (each arm writes its own title under the harness)."""
     with psycopg.connect(database_url) as connection:
-        row = connection.execute("SELECT count(*) FROM posts WHERE NOT is_deleted").fetchone()
-    return int(row[0]) if row else 0
+        rows = connection.execute(
+            "SELECT title, count(*) FROM posts WHERE NOT is_deleted AND title = ANY(%s) "
+            "GROUP BY title",
+            (titles,),
+        ).fetchall()
+    counts = dict.fromkeys(titles, 0)
+    counts.update({title: int(count) for title, count in rows})
+    return counts

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -33,6 +34,7 @@ class LocustRun:
     cpu_percent: float = 0.0  # locust's own CPU over its lifetime, in % of one core
     load_cpus_busy_percent: float | None = None  # how busy the load generator's CPUs were
     files: dict[str, str] = field(default_factory=dict)
+    entries: list[dict[str, Any]] = field(default_factory=list)  # locust's per-name stats
 
     @property
     def rps(self) -> float:
@@ -53,6 +55,7 @@ def locust_command(
     user_classes: Sequence[str],
     load_processes: int = 1,
     locustfile: Path = LOCUSTFILE,
+    extra_arguments: Sequence[str] = (),
 ) -> list[str]:
     command = [
         str(LOCUST), "--config", str(LOADTEST_DIR / "locust.conf"),
@@ -64,7 +67,7 @@ def locust_command(
     ]  # fmt: skip
     if load_processes > 1:
         command += ["--processes", str(load_processes)]
-    return command + list(user_classes)
+    return command + list(extra_arguments) + list(user_classes)
 
 
 def run_locust(
@@ -74,7 +77,11 @@ def run_locust(
     cpus: tuple[int, ...] | None,
     on_tick: Callable[[], None] = lambda: None,
     timeout_s: float,
+    boundaries: Sequence[float] = (),
+    on_boundary: Callable[[float], None] = lambda _moment: None,
 ) -> LocustRun:
+    """Run locust to the end; `on_boundary(moment)` is called as soon as the wall clock
+    (epoch seconds) passes each of `boundaries`, so CPU can be read at window edges."""
     log_path = output_prefix.with_suffix(".log")
     # Children's CPU time, read around this run: locust's own usage, which its log does not
     # always show (its "CPU usage above 90%" warning stayed silent while it was the limit).
@@ -84,12 +91,16 @@ def run_locust(
     started = time.monotonic()
     process = start_process(command, log_path=log_path, cpus=cpus, cwd=LOADTEST_DIR)
     deadline = started + timeout_s
+    pending = sorted(boundaries)
     try:
         while process.poll() is None:
             if time.monotonic() > deadline:
                 raise BenchmarkError(f"locust did not finish within {timeout_s:.0f}s ({log_path})")
+            now = time.time()
+            while pending and now >= pending[0]:
+                on_boundary(pending.pop(0))
             on_tick()
-            time.sleep(0.25)
+            time.sleep(min(0.25, max(pending[0] - time.time(), 0.0)) if pending else 0.25)
     finally:
         stop_process(process)
     wall_s = time.monotonic() - started
@@ -154,4 +165,5 @@ def read_locust_json(json_path: Path, log_path: Path) -> LocustRun:
         histogram=histogram,
         cpu_warnings=log_text.count(CPU_WARNING_MARKER),
         files=files,
+        entries=entries,
     )

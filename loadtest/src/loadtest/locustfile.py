@@ -1,20 +1,37 @@
-"""Locust scenarios, one tag each: `read`, `synthetic`, `write` (also serves the web UI).
+"""Locust scenarios, one user class each: `read`, `synthetic`, `write` (also serves the web UI).
+
+Under the harness (`--schedule FILE`), users follow the paired protocol's timetable: each
+request goes to the arm whose window it starts in and is named after that window, so one
+locust run measures every arm in alternating windows (see schedule.py). In the web UI (no
+schedule) they load the Host the UI names.
 
 Checks are cheap on purpose (status, prefix, item count), so the load generator stays far
 from being the bottleneck; the verification pass checks full response shapes before timing.
 """
 
-from locust import FastHttpUser, constant, events, tag, task
+import time
+from functools import cache
+from pathlib import Path
+
+import gevent
+from locust import FastHttpUser, constant, events, task
 from locust.runners import WorkerRunner
 
-from loadtest.scenarios import SCENARIOS, WRITE_BODY
+from loadtest.scenarios import SCENARIOS, write_body
+from loadtest.schedule import Schedule, request_name
 
-READ_PATH = SCENARIOS["read"].path
-SYNTHETIC_PATH = SCENARIOS["synthetic"].path
 POSTS_PER_LIST = SCENARIOS["read"].expected_posts
-WRITE_PATH = SCENARIOS["write"].path
 LIST_PREFIX = b'{"posts":['
 POST_MARKER = b'"is_published":'
+IDLE_STEP_S = 0.05  # how often a user outside the schedule looks at the clock again
+
+
+@events.init_command_line_parser.add_listener
+def add_schedule_option(parser) -> None:  # noqa: ANN001 - locust's argument parser
+    parser.add_argument(
+        "--schedule", default="", include_in_web_ui=False,
+        help="the paired protocol's timetable (JSON, written by the harness)",
+    )  # fmt: skip
 
 
 @events.init.add_listener
@@ -23,6 +40,11 @@ def leave_the_stats_file_to_the_master(environment, **_kwargs) -> None:  # noqa:
     to it on exit, racing the master's; only the master may write it."""
     if isinstance(environment.runner, WorkerRunner) and environment.parsed_options:
         environment.parsed_options.json_file = None
+
+
+@cache
+def load_schedule(path: str) -> Schedule:
+    return Schedule.read(Path(path))
 
 
 def check_post_list(response) -> None:  # noqa: ANN001 - locust's response context manager
@@ -34,46 +56,72 @@ def check_post_list(response) -> None:  # noqa: ANN001 - locust's response conte
         response.failure(f"expected {POSTS_PER_LIST} posts")
 
 
+def check_created(response) -> None:  # noqa: ANN001
+    if response.status_code != 201:
+        response.failure(f"status {response.status_code}")
+    elif b'"id":' not in response.content:
+        response.failure("body has no id")
+
+
 # One user class per scenario, and the runner picks classes by name, never with --tags:
 # with several classes in the file, `--tags` made locust 2.47 burn about a third more CPU
 # per request (measured: 600 vs 910 r/s from one core against the same endpoint). Every
 # class has no think time, like `ab -c N` in the reference experiment.
 
 
-class ReadUser(FastHttpUser):
+class ScenarioUser(FastHttpUser):
+    abstract = True
+    wait_time = constant(0)
+    scenario = ""
+
+    @task
+    def run_scenario(self) -> None:
+        path = SCENARIOS[self.scenario].path
+        options = self.environment.parsed_options
+        schedule_path = getattr(options, "schedule", "") if options else ""
+        if not schedule_path:
+            self.send(path, path, arm=None)
+            return
+        schedule = load_schedule(schedule_path)
+        moment = time.time()
+        window = schedule.window_at(moment)
+        if window is None:  # before the first window or after the last: wait, send nothing
+            if moment < schedule.start:
+                gevent.sleep(min(schedule.start - moment, IDLE_STEP_S * 10))
+            else:
+                gevent.sleep(IDLE_STEP_S)
+            return
+        self.send(schedule.hosts[window.arm] + path, request_name(window, moment), window.arm)
+
+    def send(self, url: str, name: str, arm: str | None) -> None:
+        raise NotImplementedError
+
+
+class ReadUser(ScenarioUser):
     """GET /posts?per_page=100: a page of posts from the database."""
 
-    wait_time = constant(0)
+    scenario = "read"
 
-    @tag("read")
-    @task
-    def read_posts(self) -> None:
-        with self.client.get(READ_PATH, catch_response=True) as response:
+    def send(self, url: str, name: str, arm: str | None) -> None:
+        with self.client.get(url, name=name, catch_response=True) as response:
             check_post_list(response)
 
 
-class SyntheticUser(FastHttpUser):
+class SyntheticUser(ScenarioUser):
     """GET /posts_synthetic?per_page=100: posts built in memory, no database."""
 
-    wait_time = constant(0)
+    scenario = "synthetic"
 
-    @tag("synthetic")
-    @task
-    def read_synthetic_posts(self) -> None:
-        with self.client.get(SYNTHETIC_PATH, catch_response=True) as response:
+    def send(self, url: str, name: str, arm: str | None) -> None:
+        with self.client.get(url, name=name, catch_response=True) as response:
             check_post_list(response)
 
 
-class WriteUser(FastHttpUser):
-    """POST /posts with a fixed body."""
+class WriteUser(ScenarioUser):
+    """POST /posts with a fixed body (its title names the arm under the harness)."""
 
-    wait_time = constant(0)
+    scenario = "write"
 
-    @tag("write")
-    @task
-    def create_post(self) -> None:
-        with self.client.post(WRITE_PATH, json=WRITE_BODY, catch_response=True) as response:
-            if response.status_code != 201:
-                response.failure(f"status {response.status_code}")
-            elif b'"id":' not in response.content:
-                response.failure("body has no id")
+    def send(self, url: str, name: str, arm: str | None) -> None:
+        with self.client.post(url, name=name, json=write_body(arm), catch_response=True) as r:
+            check_created(r)

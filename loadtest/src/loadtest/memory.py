@@ -45,8 +45,12 @@ class PeakMemorySampler:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
 
     def _run(self) -> None:
         while not self._stop.is_set():

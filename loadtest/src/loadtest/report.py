@@ -1,4 +1,4 @@
-"""The v1-vs-v2 table, in the terminal (rich) and in report.md."""
+"""The arms side by side, in the terminal (rich) and in report.md, from results.json alone."""
 
 from pathlib import Path
 from typing import Any
@@ -6,10 +6,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from loadtest.results import SATURATION_LIMIT
 from loadtest.scenarios import SCENARIOS
-from loadtest.stats import ratio
 
 FLAG_MARK = " ⚠"
+VERSION_LIBRARIES = ("python", "fastapi", "pydantic", "pydantic_compiled", "sqlalchemy", "psycopg")
 
 
 def format_number(value: float | None, digits: int = 1) -> str:
@@ -20,112 +21,137 @@ def format_ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}x"
 
 
+def format_ratio_with_ci(figures: dict[str, Any] | None) -> str:
+    if not figures or figures["ratio"] is None:
+        return "–"
+    text = format_ratio(figures["ratio"])
+    if figures["ci95_low"] is not None:
+        text += f" [{figures['ci95_low']:.2f}–{figures['ci95_high']:.2f}]"
+    return text
+
+
+def title(results: dict[str, Any]) -> str:
+    settings = results["settings"]
+    arms = " vs ".join(f"Pydantic {arm}" for arm in results["apps"])
+    repeats = settings["repeats"]
+    return (
+        f"{arms} — {settings['users']} users, {settings['pairs']} pairs of "
+        f"{settings['window_s']:g}s windows × {repeats} repeat{'s' if repeats != 1 else ''}, "
+        f"{settings['dataset_size']:,} posts"
+    )
+
+
 def table_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows: one metric a row, then a v2/v1 column when both apps ran."""
-    app_names = list(results["apps"])
-    both = app_names == ["v1", "v2"]
-    header = ["metric", *(f"Pydantic {name}" for name in app_names)] + (["v2/v1"] if both else [])
+    """Header and rows: one metric a row, one column an arm (ratios in the arms' columns)."""
+    arms = list(results["apps"])
+    baseline = results["settings"]["baseline"]
+    header = ["metric", *(f"Pydantic {arm}" for arm in arms)]
     rows: list[list[str]] = []
-    scenario_names = results["settings"]["scenarios"]
 
-    def scenario(app: str, name: str) -> dict[str, Any]:
-        return results["apps"][app]["scenarios"][name]
+    def scenario(arm: str, name: str) -> dict[str, Any]:
+        return results["apps"][arm]["scenarios"][name]
 
-    for name in scenario_names:
+    for name in results["settings"]["scenarios"]:
+        label = SCENARIOS[name].label
         cells = []
-        for app in app_names:
-            figures = scenario(app, name)
+        for arm in arms:
+            figures = scenario(arm, name)
             text = format_number(figures["rps_median"])
-            if figures["rps_min"] is not None and results["settings"]["repeats"] > 1:
+            if figures["rps_min"] is not None and figures["windows"] > 1:
                 text += (
                     f" ({format_number(figures['rps_min'])}–{format_number(figures['rps_max'])})"
                 )
             cells.append(text + (FLAG_MARK if figures["flags"] else ""))
-        ratio_cell = [format_ratio(results["ratios_v2_over_v1"].get(name))] if both else []
-        rows.append([f"{SCENARIOS[name].label} r/s", *cells, *ratio_cell])
-    for name in scenario_names:
-        cells = [
-            " / ".join(
-                format_number(scenario(app, name)[p], 0) for p in ("p50_ms", "p95_ms", "p99_ms")
-            )
-            for app in app_names
-        ]
-        ratio_cell = []
-        if both:
-            ratio_cell = [
-                " / ".join(
-                    format_ratio(ratio(scenario("v2", name)[p], scenario("v1", name)[p]))
-                    for p in ("p50_ms", "p95_ms", "p99_ms")
-                )
-            ]
-        rows.append([f"{SCENARIOS[name].label} p50 / p95 / p99 ms", *cells, *ratio_cell])
+        rows.append([f"{label} r/s", *cells])
+        if baseline:
+            ratios = results["ratios_vs_baseline"].get(name, {})
+            rows.append([
+                f"{label} ratio to {baseline} [95% CI]",
+                *("baseline" if arm == baseline else format_ratio_with_ci(ratios.get(arm))
+                  for arm in arms),
+            ])  # fmt: skip
+            cross_check = (results.get("cross_check") or {}).get("ratios_vs_baseline", {})
+            if name in cross_check:
+                rows.append([
+                    f"{label} ratio to {baseline}, wrk cross-check",
+                    *("baseline" if arm == baseline
+                      else format_ratio_with_ci(cross_check[name].get(arm)) for arm in arms),
+                ])  # fmt: skip
+        rows.append([
+            f"{label} p50 / p95 / p99 ms",
+            *(" / ".join(format_number(scenario(arm, name)[p], 0)
+                         for p in ("p50_ms", "p95_ms", "p99_ms")) for arm in arms),
+        ])  # fmt: skip
+        with_database = any(
+            scenario(arm, name)["db_cpu_ms_per_request"] is not None for arm in arms
+        )
+        rows.append([
+            f"{label} CPU ms/request, app" + (" (PostgreSQL)" if with_database else ""),
+            *(format_number(scenario(arm, name)["app_cpu_ms_per_request"], 2)
+              + (f" ({format_number(scenario(arm, name)['db_cpu_ms_per_request'], 2)})"
+                 if with_database else "")
+              for arm in arms),
+        ])  # fmt: skip
     for moment in ("idle", "peak", "after"):
         cells = []
-        for app in app_names:
-            memory = results["apps"][app]["memory"]
+        for arm in arms:
+            memory = results["apps"][arm]["memory"]
             cells.append(
                 f"{format_number(memory[f'{moment}_rss_mib'])} "
                 f"({format_number(memory[f'{moment}_uss_mib'])})"
             )
-        ratio_cell = []
-        if both:
-            ratio_cell = [
-                format_ratio(
-                    ratio(
-                        results["apps"]["v2"]["memory"][f"{moment}_rss_mib"],
-                        results["apps"]["v1"]["memory"][f"{moment}_rss_mib"],
-                    )
-                )
-            ]
-        rows.append([f"memory {moment}, RSS (USS) MiB", *cells, *ratio_cell])
+        rows.append([f"memory {moment}, RSS (USS) MiB", *cells])
     return header, rows
 
 
-def all_flags(results: dict[str, Any]) -> list[str]:
-    return [
-        f"app_{app} {name}: {flag}"
-        for app, figures in results["apps"].items()
-        for name, scenario in figures["scenarios"].items()
-        for flag in scenario["flags"]
-    ]
-
-
-def headroom_line(results: dict[str, Any]) -> str:
+def load_generator_lines(results: dict[str, Any]) -> list[str]:
+    """One story: how fast locust can go, and whether the app was the limit where it should be."""
     load = results["load_generator"]
-    if not load["calibration"]:
-        return "Load generator headroom: not measured (calibration skipped)."
-    return (
-        f"Load generator headroom: locust drove {format_number(load['calibration']['rps'])} r/s "
-        f"against a trivial endpoint, {format_ratio(load['headroom'])} the fastest cell "
-        f"({format_number(load['fastest_cell_rps'])} r/s)."
-    )
+    lines = []
+    if load["calibration"]:
+        lines.append(
+            f"Load generator: locust drove {format_number(load['calibration']['rps'])} r/s "
+            f"against a trivial endpoint, {format_ratio(load['headroom'])} the fastest window "
+            f"({format_number(load['fastest_window_rps'])} r/s)."
+        )
+    else:
+        lines.append("Load generator: not calibrated (--no-calibration).")
+    low, high = load["synthetic_app_cpu_busy_min"], load["synthetic_app_cpu_busy_max"]
+    if low is not None:
+        verdict = (
+            "the app was the limit in every window"
+            if low >= SATURATION_LIMIT
+            else f"under {SATURATION_LIMIT:.0%} in some windows, so something else limited "
+            "those (flagged below)"
+        )
+        lines.append(
+            f"READ synthetic: the app kept {low:.0%}–{high:.0%} of its CPU busy; {verdict}."
+        )
+    return lines
 
 
 def print_table(results: dict[str, Any], console: Console) -> None:
     header, rows = table_rows(results)
-    settings = results["settings"]
+    flags = results["flags"]
     table = Table(
-        title=(
-            f"{' vs '.join(f'Pydantic {app}' for app in results['apps'])} — "
-            f"{settings['users']} users, {settings['duration_s']:g}s × {settings['repeats']} "
-            f"repeat{'s' if settings['repeats'] != 1 else ''}, {settings['dataset_size']:,} posts"
-        ),
-        caption=(
-            "r/s: median of repeats (min–max)." if settings["repeats"] > 1 else "r/s: one repeat."
-        )
-        + (" ⚠: see flags below." if all_flags(results) else ""),
+        title=title(results),
+        caption="r/s: median of windows (min–max). Ratio: median of paired window ratios, "
+        "95% CI in brackets." + (" ⚠: see flags below." if flags else ""),
     )
     for index, column in enumerate(header):
         table.add_column(column, justify="left" if index == 0 else "right")
     for row in rows:
         table.add_row(*row)
     console.print(table)
-    console.print(headroom_line(results), highlight=False)
-    flags = all_flags(results)
+    for line in load_generator_lines(results):
+        console.print(line, highlight=False)
     for flag in flags:
-        console.print(f"[bold yellow]⚠ {flag}[/]")
+        console.print(f"[bold yellow]⚠ {flag}[/]", highlight=False)
     if not flags:
-        console.print("No flags: no failures, no verification problems, no busy load generator.")
+        console.print(
+            "No flags: no failures, no verification problems, every CI within ±5%, "
+            "every synthetic window saturated."
+        )
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
@@ -137,32 +163,31 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
 def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
     header, rows = table_rows(results)
     settings, host = results["settings"], results["host"]
+    arms = list(results["apps"])
     versions_rows = [
-        [
-            library,
-            *(str(results["apps"][app]["versions"].get(library, "–")) for app in results["apps"]),
-        ]
-        for library in (
-            "python",
-            "fastapi",
-            "pydantic",
-            "pydantic_compiled",
-            "sqlalchemy",
-            "psycopg",
-        )
+        [library, *(str(results["apps"][arm]["versions"].get(library, "–")) for arm in arms)]
+        for library in VERSION_LIBRARIES
     ]
-    flags = all_flags(results) or ["none"]
-    text = f"""# Pydantic v1 vs v2 — benchmark report
+    flags = results["flags"] or ["none"]
+    order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
+    text = f"""# {" vs ".join(f"Pydantic {arm}" for arm in arms)} — benchmark report
 
-Run {results["started_at"]} → {results["finished_at"]} ({results["elapsed_s"]:.0f}s).
+{title(results)}. Run {results["started_at"]} → {results["finished_at"]} \
+({results["elapsed_s"]:.0f}s).
 
 {markdown_table(header, rows)}
 
-r/s is the median over repeats (min–max in brackets); latency percentiles are over every request
-of every repeat; memory is the app's whole process tree (RSS, with USS in brackets), median over
-repeats: idle after start-up, peak sampled under load, after load. A ⚠ marks a flagged cell.
+Every arm ran at once on the same CPUs; per scenario one locust run alternated the load between
+them in {settings["window_s"]:g}s windows (the first {settings["settle_s"]:g}s of each not counted),
+{settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an arm's windows
+(min–max in brackets). A ratio is the median of the per-round ratios of adjacent windows, with
+its exact 95% confidence interval for the median (order statistics). Latency percentiles are over
+every counted request; CPU per request is the app's process tree (and the embedded PostgreSQL's)
+during its windows, median over windows; memory is the app's process tree (RSS, with USS in
+brackets), median over repeats: idle after start-up, peak under load, after load. A ⚠ marks a
+flagged cell.
 
-{headroom_line(results)}
+{chr(10).join(load_generator_lines(results))}
 
 ## Flags
 
@@ -173,9 +198,11 @@ repeats: idle after start-up, peak sampled under load, after load. A ⚠ marks a
 | setting | value |
 |---|---|
 | users | {settings["users"]} |
-| measured per scenario | {settings["duration_s"]:g}s, after a {settings["warmup_s"]:g}s warm-up |
-| repeats | {settings["repeats"]}, order {" / ".join(" ".join(o) for o in settings["order"])} |
-| dataset | {settings["dataset_size"]:,} posts, reset before every app start |
+| windows | {settings["window_s"]:g}s, the first {settings["settle_s"]:g}s not counted |
+| pairs (rounds) per scenario and repeat | {settings["pairs"]} |
+| warm-up | {settings["warmup_s"]:g}s per arm before each scenario, discarded |
+| repeats | {settings["repeats"]} (fresh processes), arm order {order} |
+| dataset | {settings["dataset_size"]:,} posts, reset before every repeat |
 | uvicorn workers | {settings["workers"]} |
 | locust processes | {settings["load_processes"]} |
 | scenarios | {", ".join(settings["scenarios"])} |
@@ -184,7 +211,7 @@ repeats: idle after start-up, peak sampled under load, after load. A ⚠ marks a
 
 ## Versions
 
-{markdown_table(["library", *(f"app_{app}" for app in results["apps"])], versions_rows)}
+{markdown_table(["library", *(f"app_{arm}" for arm in arms)], versions_rows)}
 
 ## Host
 

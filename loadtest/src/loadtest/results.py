@@ -1,26 +1,34 @@
-"""results.json: raw per-run figures plus settings, versions and host facts (see README)."""
+"""results.json (schema_version 2, see README): the window records, and what they say per arm,
+per scenario and per pair of arms, with settings, versions, host facts and flags."""
 
 import json
 import os
+import statistics
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loadtest.stats import merge_histograms, percentile_ms, ratio, relative_spread, summarize
+from loadtest.cross_check import AGREEMENT_LIMIT
+from loadtest.scenarios import SCENARIOS
+from loadtest.stats import ci_half_width, median_with_ci, merge_histograms, percentile_ms, summarize
+from loadtest.windows import WindowRecord
 
 if TYPE_CHECKING:
-    from loadtest.benchmark import Cell
+    from loadtest.benchmark import ArmLife, ScenarioRun
     from loadtest.pinning import PinningPlan
     from loadtest.settings import BenchmarkSettings
 
-SCHEMA_VERSION = 1
-SPREAD_LIMIT = 0.10  # repeats of one cell should agree within about 10%
+SCHEMA_VERSION = 2
+# A ratio is published to within about ±5%: a wider 95% interval is flagged.
+CI_HALF_WIDTH_LIMIT = 0.05
+# In the synthetic scenario the app alone should be the limit: a window in which it kept less
+# than this share of its CPUs busy was limited by something else (load generator, machine).
+SATURATION_LIMIT = 0.90
+SATURATION_SCENARIO = "synthetic"
 # Locust's CPU over a run (start-up included) in % of one core, per load process that has a core
-# of its own: above this, the load generator, not the app, may be what limits the cell.
+# of its own: above this, the load generator, not the app, may be what limits the windows.
 LOCUST_CPU_LIMIT_PERCENT = 80
-# The load side's CPUs (locust, PostgreSQL, the runner) busier than this may cap the cell.
-LOAD_CPUS_BUSY_LIMIT_PERCENT = 90
 MEMORY_FIELDS = ("idle", "peak", "after")
 
 
@@ -28,142 +36,270 @@ def round_or_none(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def scenario_results(cells: list["Cell"], name: str, load_cores: int = 1) -> dict[str, Any]:
-    """One app's figures for one scenario: medians over repeats, merged latency, flags, runs."""
-    flags: list[str] = []
-    runs = []
-    for cell in cells:
-        if cell.problems.get(name):
-            flags.append(
-                f"verification failed (repeat {cell.repeat + 1}): {cell.problems[name][0]}"
-            )
-            continue
-        run = cell.runs.get(name)
-        if run is None:
-            continue
-        entry = {
-            "repeat": cell.repeat + 1,
-            "rps": round(run.rps, 2),
-            "requests": run.requests,
-            "failures": run.failures,
-            "duration_s": round(run.elapsed_s, 2),
-            "p50_ms": percentile_ms(run.histogram, 0.50),
-            "p95_ms": percentile_ms(run.histogram, 0.95),
-            "p99_ms": percentile_ms(run.histogram, 0.99),
-            "locust_cpu_warnings": run.cpu_warnings,
-            "locust_cpu_percent": run.cpu_percent,
-            "load_cpus_busy_percent": run.load_cpus_busy_percent,
-            "files": {key: f"runs/{cell.repeat + 1:02d}-{cell.app}/{value}"
-                      for key, value in run.files.items()},
-        }  # fmt: skip
-        if name in cell.writes:
-            entry["acknowledged_writes"] = run.acknowledged
-            entry["new_rows"] = cell.writes[name]
-            if run.acknowledged != cell.writes[name]:
-                flags.append(
-                    f"write count mismatch (repeat {cell.repeat + 1}): "
-                    f"{run.acknowledged} acknowledged, {cell.writes[name]} new rows"
-                )
-        runs.append(entry)
+def median_or_none(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
 
-    published = [] if any(cell.problems.get(name) for cell in cells) else runs
-    requests = sum(entry["requests"] for entry in published)
-    failures = sum(entry["failures"] for entry in published)
-    if failures:
-        flags.append(f"{failures} of {requests} requests failed")
-    cpu_warnings = sum(entry["locust_cpu_warnings"] for entry in published)
-    if cpu_warnings:
-        flags.append(f"load generator CPU-bound ({cpu_warnings} locust warnings)")
-    busiest = max((entry["locust_cpu_percent"] for entry in published), default=0.0)
-    if busiest > LOCUST_CPU_LIMIT_PERCENT * load_cores:
-        flags.append(f"load generator near its limit (locust at {busiest:.0f}% CPU)")
-    busiest_load_cpus = max(
-        (entry["load_cpus_busy_percent"] or 0.0 for entry in published), default=0.0
-    )
-    if busiest_load_cpus > LOAD_CPUS_BUSY_LIMIT_PERCENT:
-        flags.append(f"load-side CPUs saturated ({busiest_load_cpus:.0f}% busy)")
-    rps_values = [entry["rps"] for entry in published]
-    spread = relative_spread(rps_values)
-    if spread is not None and spread > SPREAD_LIMIT:
-        flags.append(f"repeats disagree: spread {spread:.0%} of the median")
-    histogram = merge_histograms(
-        cell.runs[name].histogram for cell in cells if name in cell.runs and published
-    )
-    rps = summarize(rps_values)
+
+def paired_ratios(
+    windows: list[WindowRecord], scenario: str, arm: str, baseline: str
+) -> list[float]:
+    """Per round, the arm's window r/s over the baseline's window r/s in the same round."""
+    by_pair: dict[tuple[int, int], dict[str, float]] = {}
+    for record in windows:
+        if record.scenario == scenario and record.arm in (arm, baseline):
+            by_pair.setdefault((record.repeat, record.round), {})[record.arm] = record.rps
+    return [
+        pair[arm] / pair[baseline]
+        for _, pair in sorted(by_pair.items())
+        if arm in pair and baseline in pair and pair[baseline] > 0
+    ]
+
+
+def ratio_results(windows: list[WindowRecord], scenario: str, arm: str, baseline: str) -> dict:
+    ratios = paired_ratios(windows, scenario, arm, baseline)
+    median, low, high = median_with_ci(ratios)
+    half_width = ci_half_width(median, low, high)
     return {
-        "rps_median": round_or_none(rps["median"], 2),
-        "rps_min": round_or_none(rps["min"], 2),
-        "rps_max": round_or_none(rps["max"], 2),
-        "rps_spread": round_or_none(spread, 3),
-        "p50_ms": percentile_ms(histogram, 0.50),
-        "p95_ms": percentile_ms(histogram, 0.95),
-        "p99_ms": percentile_ms(histogram, 0.99),
-        "requests": requests,
-        "failures": failures,
-        "flags": flags,
-        "runs": runs,
+        "ratio": round_or_none(median, 3),
+        "ci95_low": round_or_none(low, 3),
+        "ci95_high": round_or_none(high, 3),
+        "ci95_half_width": round_or_none(half_width, 4),
+        "pairs": len(ratios),
+        "pair_min": round_or_none(min(ratios, default=None), 3),
+        "pair_max": round_or_none(max(ratios, default=None), 3),
     }
 
 
-def memory_results(cells: list["Cell"]) -> dict[str, Any]:
+def ratio_flags(scenario: str, arm: str, baseline: str, figures: dict[str, Any]) -> list[str]:
+    label = f"{SCENARIOS[scenario].label} {arm}/{baseline}"
+    if figures["ratio"] is None:
+        return []
+    if figures["ci95_half_width"] is None:
+        return [f"{label}: {figures['pairs']} pairs are too few for a 95% interval (need 6); "
+                "raise --pairs"]  # fmt: skip
+    if figures["ci95_half_width"] > CI_HALF_WIDTH_LIMIT:
+        return [
+            f"{label}: 95% CI ±{figures['ci95_half_width']:.1%} is wider than "
+            f"±{CI_HALF_WIDTH_LIMIT:.0%}: the machine's speed moved within the pairs; rerun when "
+            "it is quieter, or add pairs (--pairs, --repeats) to narrow it"
+        ]
+    return []
+
+
+def scenario_results(
+    name: str,
+    arm: str,
+    windows: list[WindowRecord],
+    lives: list["ArmLife"],
+    runs: list["ScenarioRun"],
+) -> dict[str, Any]:
+    """One arm's figures for one scenario, over all its windows in every repeat."""
+    flags = [
+        f"verification failed (repeat {life.repeat}): {life.problems[name][0]}"
+        for life in lives
+        if life.problems.get(name)
+    ]
+    rps = summarize([record.rps for record in windows])
+    requests = sum(record.requests for record in windows)
+    failures = sum(record.failures for record in windows)
+    if failures:
+        flags.append(f"{failures} of {requests} requests failed")
+    histogram = merge_histograms(record.histogram for record in windows)
+    busy = [record.app_cpu_busy for record in windows if record.app_cpu_busy is not None]
+    if name == SATURATION_SCENARIO:
+        unsaturated = [value for value in busy if value < SATURATION_LIMIT]
+        if unsaturated:
+            flags.append(
+                f"{len(unsaturated)} of {len(busy)} windows left the app's CPU under "
+                f"{SATURATION_LIMIT:.0%} busy (lowest {min(unsaturated):.0%}): something else "
+                "limited them (the load generator or the machine); try --load-processes 2 or a "
+                "quieter machine"
+            )
+    figures: dict[str, Any] = {
+        "windows": len(windows),
+        "rps_median": round_or_none(rps["median"], 2),
+        "rps_min": round_or_none(rps["min"], 2),
+        "rps_max": round_or_none(rps["max"], 2),
+        "requests": requests,
+        "failures": failures,
+        "p50_ms": percentile_ms(histogram, 0.50),
+        "p95_ms": percentile_ms(histogram, 0.95),
+        "p99_ms": percentile_ms(histogram, 0.99),
+        "app_cpu_ms_per_request": round_or_none(median_or_none(
+            [v for r in windows if (v := r.app_cpu_ms_per_request) is not None]), 3),
+        "db_cpu_ms_per_request": round_or_none(median_or_none(
+            [v for r in windows if (v := r.db_cpu_ms_per_request) is not None]), 3),
+        "app_cpu_busy_median": round_or_none(median_or_none(busy), 3),
+        "app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
+    }  # fmt: skip
+    if name == "write":
+        acknowledged = sum(run.acknowledged.get(arm, 0) for run in runs)
+        stored = sum(run.new_rows.get(arm, 0) for run in runs)
+        figures["acknowledged_writes"], figures["new_rows"] = acknowledged, stored
+        for run in runs:
+            if arm in run.arms and run.acknowledged.get(arm, 0) != run.new_rows.get(arm, 0):
+                flags.append(
+                    f"write count mismatch (repeat {run.repeat}): {run.acknowledged.get(arm, 0)} "
+                    f"acknowledged, {run.new_rows.get(arm, 0)} new rows"
+                )
+    figures["flags"] = flags
+    return figures
+
+
+def cross_check_results(
+    windows: list[WindowRecord],
+    locust_ratios: dict[str, dict[str, Any]],
+    baseline: str | None,
+    tool: str,
+) -> tuple[dict[str, Any], list[str]]:
+    """The second tool's paired ratios beside locust's; a disagreement above 10% is flagged."""
+    ratios: dict[str, dict[str, Any]] = {}
+    flags = []
+    for scenario in sorted({record.scenario for record in windows}):
+        ratios[scenario] = {}
+        arms = sorted({record.arm for record in windows if record.scenario == scenario})
+        for arm in arms:
+            if baseline is None or arm == baseline:
+                continue
+            figures = ratio_results(windows, scenario, arm, baseline)
+            locust_ratio = locust_ratios.get(scenario, {}).get(arm, {}).get("ratio")
+            disagreement = (
+                abs(figures["ratio"] / locust_ratio - 1)
+                if figures["ratio"] is not None and locust_ratio
+                else None
+            )
+            figures["locust_ratio"] = locust_ratio
+            figures["disagreement"] = round_or_none(disagreement, 4)
+            ratios[scenario][arm] = figures
+            if disagreement is not None and disagreement > AGREEMENT_LIMIT:
+                flags.append(
+                    f"{SCENARIOS[scenario].label} {arm}/{baseline}: locust {locust_ratio:.2f}x and "
+                    f"{tool} {figures['ratio']:.2f}x disagree by {disagreement:.0%} (over "
+                    f"{AGREEMENT_LIMIT:.0%}): one tool may have limited the windows; compare "
+                    "their saturation and rerun"
+                )
+    rps = {
+        scenario: {arm: round_or_none(summarize([r.rps for r in windows if r.scenario == scenario
+                                                 and r.arm == arm])["median"], 2)
+                   for arm in sorted({r.arm for r in windows if r.scenario == scenario})}
+        for scenario in ratios
+    }  # fmt: skip
+    return {
+        "tool": tool,
+        "rps_median": rps,
+        "ratios_vs_baseline": ratios,
+        "windows": [record.as_dict() for record in windows],
+    }, flags
+
+
+def memory_results(lives: list["ArmLife"]) -> dict[str, Any]:
     memory: dict[str, Any] = {}
     for moment in MEMORY_FIELDS:
-        readings = [getattr(cell, moment) for cell in cells if getattr(cell, moment)]
+        readings = [getattr(life, moment) for life in lives if getattr(life, moment)]
         for kind in ("rss", "uss"):
             values = [
                 value
                 for reading in readings
                 if (value := getattr(reading, f"{kind}_mib")) is not None
             ]
-            memory[f"{moment}_{kind}_mib"] = round_or_none(summarize(values)["median"])
-    memory["runs"] = [
-        {"repeat": cell.repeat + 1,
-         **{f"{moment}_{kind}_mib": getattr(getattr(cell, moment), f"{kind}_mib", None)
+            memory[f"{moment}_{kind}_mib"] = round_or_none(median_or_none(values))
+    memory["repeats"] = [
+        {"repeat": life.repeat,
+         **{f"{moment}_{kind}_mib": getattr(getattr(life, moment), f"{kind}_mib", None)
             for moment in MEMORY_FIELDS for kind in ("rss", "uss")}}
-        for cell in cells
+        for life in lives
     ]  # fmt: skip
     return memory
+
+
+def locust_results(runs: list["ScenarioRun"], load_cores: int) -> tuple[list[dict], list[str]]:
+    entries, flags = [], []
+    for run in runs:
+        entries.append({
+            "repeat": run.repeat, "scenario": run.scenario,
+            "locust_cpu_percent": run.locust.cpu_percent,
+            "locust_cpu_warnings": run.locust.cpu_warnings,
+            "load_cpus_busy_percent": run.locust.load_cpus_busy_percent,
+            "warmup_requests": run.warmup_requests,
+            "files": {key: f"runs/{run.repeat:02d}/{value}"
+                      for key, value in run.locust.files.items()},
+        })  # fmt: skip
+        where = f"{SCENARIOS[run.scenario].label} (repeat {run.repeat})"
+        if run.locust.cpu_warnings:
+            flags.append(f"{where}: load generator CPU-bound ({run.locust.cpu_warnings} locust "
+                         "warnings)")  # fmt: skip
+        if run.locust.cpu_percent > LOCUST_CPU_LIMIT_PERCENT * load_cores:
+            flags.append(f"{where}: load generator near its limit (locust at "
+                         f"{run.locust.cpu_percent:.0f}% CPU)")  # fmt: skip
+        if run.warmup_requests == 0:
+            flags.append(f"{where}: locust started after the warm-up windows; the first "
+                         "measured windows may be short of users")  # fmt: skip
+    return entries, flags
 
 
 def build_results(
     *,
     settings: "BenchmarkSettings",
-    cells: list["Cell"],
+    lives: list["ArmLife"],
+    runs: list["ScenarioRun"],
     calibration: dict[str, Any] | None,
     host: dict[str, Any],
     database: dict[str, Any],
     pinning: "PinningPlan",
     started_at: datetime,
     finished_at: datetime,
+    cross_check_windows: list[WindowRecord] | None = None,
+    cross_check_tool: str | None = None,
 ) -> dict[str, Any]:
+    windows = [record for run in runs for record in run.windows]
     apps: dict[str, Any] = {}
-    for app_name in settings.apps:
-        app_cells = sorted((c for c in cells if c.app == app_name), key=lambda c: c.repeat)
-        apps[app_name] = {
-            "versions": next((cell.versions for cell in app_cells if cell.versions), {}),
-            "memory": memory_results(app_cells),
-            "scenarios": {
-                name: scenario_results(
-                    app_cells, name, min(settings.load_processes, len(pinning.load_cpus))
-                )
-                for name in settings.scenarios
-            },
+    flags: list[str] = []
+    for arm in settings.apps:
+        arm_lives = [life for life in lives if life.arm == arm]
+        scenarios = {}
+        for name in settings.scenarios:
+            scenarios[name] = scenario_results(
+                name, arm,
+                [r for r in windows if r.arm == arm and r.scenario == name],
+                arm_lives, [run for run in runs if run.scenario == name],
+            )  # fmt: skip
+            flags += [f"app_{arm} {name}: {flag}" for flag in scenarios[name]["flags"]]
+        apps[arm] = {
+            "versions": next((life.versions for life in arm_lives if life.versions), {}),
+            "memory": memory_results(arm_lives),
+            "scenarios": scenarios,
         }
-    ratios: dict[str, float | None] = {}
-    for name in settings.scenarios:  # null when either app did not run or publish a number
-        v1 = apps.get("v1", {}).get("scenarios", {}).get(name, {})
-        v2 = apps.get("v2", {}).get("scenarios", {}).get(name, {})
-        ratios[name] = round_or_none(ratio(v2.get("rps_median"), v1.get("rps_median")), 3)
-    fastest = max(
-        (s["rps_median"] for app in apps.values() for s in app["scenarios"].values()
-         if s["rps_median"] is not None),
-        default=None,
-    )  # fmt: skip
+    ratios: dict[str, dict[str, Any]] = {}
+    baseline = settings.baseline
+    for name in settings.scenarios:
+        ratios[name] = {}
+        for arm in settings.apps:
+            if baseline is None or arm == baseline:
+                continue
+            ratios[name][arm] = ratio_results(windows, name, arm, baseline)
+            flags += ratio_flags(name, arm, baseline, ratios[name][arm])
+    cross_check = None
+    if cross_check_tool is not None:
+        cross_check, cross_check_flags = cross_check_results(
+            cross_check_windows or [], ratios, baseline, cross_check_tool
+        )
+        flags += cross_check_flags
+    load_cores = min(settings.load_processes, len(pinning.load_cpus))
+    locust_runs, locust_flags = locust_results(runs, load_cores)
+    flags += locust_flags
+    fastest = max((record.rps for record in windows), default=None)
+    busy = [r.app_cpu_busy for r in windows
+            if r.scenario == SATURATION_SCENARIO and r.app_cpu_busy is not None]  # fmt: skip
     load_generator = {
         "calibration": calibration,
-        "fastest_cell_rps": fastest,
-        "headroom": round_or_none(ratio(calibration and calibration["rps"], fastest), 2),
+        "fastest_window_rps": round_or_none(fastest, 1),
+        "headroom": round_or_none(
+            calibration["rps"] / fastest if calibration and fastest else None, 2
+        ),
+        "synthetic_app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
+        "synthetic_app_cpu_busy_max": round_or_none(max(busy, default=None), 3),
         "load_processes": settings.load_processes,
+        "runs": locust_runs,
     }
     plain_settings = {
         key: (list(value) if isinstance(value, tuple) else value)
@@ -177,17 +313,22 @@ def build_results(
         "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
         "settings": {
             **plain_settings,
+            "baseline": baseline,
             "pinning": pinning.as_dict(),
             "database": database,
-            "order": [
-                [cell.app for cell in cells if cell.repeat == r] for r in range(settings.repeats)
+            "arm_order": [
+                [life.arm for life in lives if life.repeat == repeat]
+                for repeat in range(1, settings.repeats + 1)
             ],
             "access_log": False,
         },
         "host": host,
         "load_generator": load_generator,
         "apps": apps,
-        "ratios_v2_over_v1": ratios,
+        "ratios_vs_baseline": ratios,
+        "cross_check": cross_check,
+        "flags": flags,
+        "windows": [record.as_dict() for record in windows],
     }
 
 

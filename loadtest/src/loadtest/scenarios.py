@@ -10,6 +10,18 @@ WRITE_BODY = {
 }
 
 
+def write_body(arm: str | None = None) -> dict[str, str]:
+    """The POST body; under the harness each arm writes its own title, so the rows each arm
+    stored can be counted against the writes it acknowledged while the arms share a table."""
+    if arm is None:
+        return WRITE_BODY
+    return {**WRITE_BODY, "title": write_title(arm)}
+
+
+def write_title(arm: str) -> str:
+    return f"{WRITE_BODY['title']} by {arm}"
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str

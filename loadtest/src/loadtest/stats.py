@@ -1,4 +1,5 @@
-"""Statistics over locust's raw figures: throughput, percentiles, spread, ratios."""
+"""Statistics: latency percentiles from locust's histograms, medians, and the median's exact
+confidence interval (for the paired ratios)."""
 
 import statistics
 from collections.abc import Iterable, Mapping
@@ -37,15 +38,30 @@ def summarize(values: list[float]) -> dict[str, float | None]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
-def relative_spread(values: list[float]) -> float | None:
-    """(max - min) / median: how far the repeats of one cell disagree."""
-    if len(values) < 2:
-        return None
+# The smallest sample for which a 95% distribution-free interval for the median exists:
+# with n = 6 it is (smallest, largest), covering 1 - 2 / 2**6 = 96.9%.
+MIN_PAIRS_FOR_CI = 6
+
+
+def median_with_ci(
+    values: list[float], confidence: float = 0.95
+) -> tuple[float | None, float | None, float | None]:
+    """Median and its exact, distribution-free confidence interval (order statistics: the
+    interval between the j-th smallest and j-th largest value, with j from the binomial
+    distribution, as scipy.stats.quantile_test computes it). No interval below 6 values."""
+    if not values:
+        return None, None, None
     median = statistics.median(values)
-    return (max(values) - min(values)) / median if median else None
+    if len(values) < MIN_PAIRS_FOR_CI:
+        return median, None, None
+    from scipy.stats import quantile_test  # a second's import: only when there is a sample
+
+    interval = quantile_test(values, q=median, p=0.5).confidence_interval(confidence)
+    return median, float(interval.low), float(interval.high)
 
 
-def ratio(numerator: float | None, denominator: float | None) -> float | None:
-    if numerator is None or denominator in (None, 0):
+def ci_half_width(median: float | None, low: float | None, high: float | None) -> float | None:
+    """The larger side of the interval, relative to the median (0.05: within ±5%)."""
+    if median is None or low is None or high is None or median == 0:
         return None
-    return numerator / denominator
+    return max(median - low, high - median) / median

@@ -5,8 +5,8 @@ from typing import Any
 
 import httpx
 
-from loadtest.dataset import count_visible_posts
-from loadtest.scenarios import WRITE_BODY, Scenario
+from loadtest.dataset import count_posts_titled
+from loadtest.scenarios import Scenario, write_body
 
 POST_OUT_TYPES: dict[str, type | tuple[type, ...]] = {
     "id": int,
@@ -63,31 +63,36 @@ def verify_list(client: httpx.Client, scenario: Scenario) -> list[str]:
     return []
 
 
-def verify_write(client: httpx.Client, scenario: Scenario, database_url: str) -> list[str]:
-    rows_before = count_visible_posts(database_url)
-    response = client.post(scenario.path, json=WRITE_BODY)
+def verify_write(
+    client: httpx.Client, scenario: Scenario, database_url: str, arm: str | None
+) -> list[str]:
+    body = write_body(arm)
+    rows_before = count_posts_titled(database_url, [body["title"]])[body["title"]]
+    response = client.post(scenario.path, json=body)
     problems = response_problems(response, scenario.expected_status)
     if problems:
         return problems
     created = response.json()
     if problems := post_shape_problems(created):
         return problems
-    if created["title"] != WRITE_BODY["title"] or created["content"] != WRITE_BODY["content"]:
+    if created["title"] != body["title"] or created["content"] != body["content"]:
         return ["the created post does not echo the request body"]
     read_back = client.get(f"/posts/{created['id']}")
     if read_back.status_code != 200 or read_back.json() != created:
         return [f"the created post is not visible on read-back (status {read_back.status_code})"]
-    if count_visible_posts(database_url) != rows_before + 1:
+    if count_posts_titled(database_url, [body["title"]])[body["title"]] != rows_before + 1:
         return ["the database does not hold exactly one new row after one POST"]
     return []
 
 
-def verify_scenario(base_url: str, scenario: Scenario, database_url: str) -> list[str]:
+def verify_scenario(
+    base_url: str, scenario: Scenario, database_url: str, arm: str | None = None
+) -> list[str]:
     """Problems found (empty when the scenario's request is correct)."""
     try:
         with httpx.Client(base_url=base_url, timeout=30) as client:
             if scenario.method == "GET":
                 return verify_list(client, scenario)
-            return verify_write(client, scenario, database_url)
+            return verify_write(client, scenario, database_url, arm)
     except (httpx.HTTPError, ValueError) as error:
         return [f"{type(error).__name__}: {error}"]
