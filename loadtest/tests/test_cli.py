@@ -24,7 +24,7 @@ def test_defaults_match_the_documented_run() -> None:
 def test_quick_preset_yields_to_explicit_options() -> None:
     assert settings_for("--quick").repeats == 1
     quick = settings_for("--quick", "--repeats", "2", "--scenarios", "write,read")
-    assert (quick.repeats, quick.pairs) == (2, 20)
+    assert (quick.repeats, quick.pairs) == (2, 16)
     assert quick.scenarios == ("read", "write")  # canonical order
 
 

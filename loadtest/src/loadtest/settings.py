@@ -41,4 +41,4 @@ class BenchmarkSettings:
 
 
 # --quick: a first look, for CI too.
-QUICK_OVERRIDES = {"pairs": 20, "repeats": 1, "warmup_s": 1.0}
+QUICK_OVERRIDES = {"pairs": 16, "repeats": 1, "warmup_s": 1.0}
