@@ -34,6 +34,7 @@ def make_run(
     cpu_percent: float = 30.0,
     cpu_warnings: int = 0,
     lost_writes: int = 0,
+    other_arms_busy: float = 0.0,
 ) -> ScenarioRun:
     """One scenario's run: per round, each arm's window at the given r/s (successful requests
     over WINDOW_S), with `failures` more requests in each window of the first arm."""
@@ -58,15 +59,18 @@ def make_run(
                     app_cpu_s=app_cpu_busy * WINDOW_S,
                     db_cpu_s=None,
                     cpu_span_s=WINDOW_S,
+                    other_arms_cpu_s=other_arms_busy * WINDOW_S,
                 )  # fmt: skip
             )
     acknowledged = {arm: sum(w.successes for w in windows if w.arm == arm) for arm in arms}
+    failed = {arm: sum(w.failures for w in windows if w.arm == arm) for arm in arms}
     locust = LocustRun(
         requests=sum(w.requests for w in windows), failures=0, elapsed_s=10.0, histogram={},
         cpu_warnings=cpu_warnings, cpu_percent=cpu_percent, files={"json": f"{scenario}.json"},
     )  # fmt: skip
     run = ScenarioRun(repeat=repeat, scenario=scenario, arms=arms, windows=windows,
-                      locust=locust, acknowledged=acknowledged, warmup_requests=20)  # fmt: skip
+                      locust=locust, acknowledged=acknowledged, failures=failed,
+                      warmup_requests=dict.fromkeys(arms, 20))  # fmt: skip
     if scenario == "write":
         run.new_rows = {arm: count - (lost_writes if arm == arms[0] else 0)
                         for arm, count in acknowledged.items()}  # fmt: skip

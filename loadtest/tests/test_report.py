@@ -48,3 +48,10 @@ def test_the_load_generator_story_follows_the_synthetic_windows() -> None:
     starved = build([make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.6)],
                     BenchmarkSettings(scenarios=("synthetic",)))  # fmt: skip
     assert "under 90% in some windows" in load_generator_lines(starved)[1]
+
+
+def test_a_flagged_ratio_is_marked() -> None:
+    rounds = [{"v1": 100.0, "v2": 200.0 + 25.0 * (i % 4)} for i in range(8)]
+    _, rows = table_rows(build([make_run("read", rounds)], BenchmarkSettings(scenarios=("read",))))
+    ratio_row = next(row for row in rows if row[0] == "READ ratio to v1 [95% CI]")
+    assert ratio_row[2].endswith("⚠") and ratio_row[2] == "2.38x [2.00–2.75] ⚠"

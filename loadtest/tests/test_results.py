@@ -1,6 +1,7 @@
 """results.json (schema_version 2): window records, medians, paired ratios with CIs, flags."""
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -86,6 +87,7 @@ def test_ratio_is_the_median_of_paired_window_ratios_with_its_ci() -> None:
         6,
     )
     assert read["ci95_half_width"] == pytest.approx(0.15 / 2.05, abs=1e-4)
+    assert read["per_repeat"] == [{"repeat": 1, "pairs": 6, "ratio": 2.05}]
     assert any("95% CI ±7.3% is wider than ±5%" in flag for flag in results["flags"])
     v1_read = results["apps"]["v1"]["scenarios"]["read"]
     assert (v1_read["rps_median"], v1_read["rps_min"], v1_read["rps_max"]) == (100.0, 75.0, 125.0)
@@ -213,3 +215,30 @@ def test_cross_check_ratios_stand_beside_locusts_and_disagreement_is_flagged() -
 
 def test_without_the_cross_check_its_section_is_null() -> None:
     assert build(steady_runs())["cross_check"] is None
+
+
+def test_an_arm_still_busy_in_the_next_window_is_flagged() -> None:
+    spilled = build([make_run("read", steady_rounds(100.0, 300.0), other_arms_busy=0.2)],
+                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+    flags = spilled["apps"]["v2"]["scenarios"]["read"]["flags"]
+    assert flags == [
+        "in 8 of 8 windows another arm was still busy (up to 20% of a CPU): the "
+        "previous arm's requests outlast the settling time; use fewer --users"
+    ]
+    quiet = build([make_run("read", steady_rounds(100.0, 300.0), other_arms_busy=0.04)],
+                  BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+    assert quiet["flags"] == []
+
+
+def test_empty_windows_missing_warm_up_and_uncounted_failures_are_flagged() -> None:
+    run = make_run("read", steady_rounds(100.0, 300.0))
+    run.windows[0] = replace(run.windows[0], requests=0, failures=0)  # v1 served nothing
+    run.warmup_requests["v2"] = 0
+    run.failures["v1"] = 3  # in warm-up or settling: none in the counted windows
+    results = build([run], BenchmarkSettings(scenarios=("read",)))
+    v1_flags = results["apps"]["v1"]["scenarios"]["read"]["flags"]
+    assert "3 requests failed in warm-up or settling time" in v1_flags
+    assert any(f.startswith("1 of 8 windows served no request") for f in v1_flags)
+    v2_flags = results["apps"]["v2"]["scenarios"]["read"]["flags"]
+    assert any(f.startswith("no warm-up (repeat 1)") for f in v2_flags)
+    assert results["ratios_vs_baseline"]["read"]["v2"]["pairs"] == 7  # the empty pair is left out

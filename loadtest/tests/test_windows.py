@@ -8,7 +8,7 @@ import pytest
 from loadtest.cpu import cpu_seconds_between, read_tree_cpu
 from loadtest.locust_runs import read_locust_json
 from loadtest.schedule import build_schedule
-from loadtest.windows import WindowCpu, build_window_records, successes_per_arm, tally_by_name
+from loadtest.windows import WindowCpu, build_window_records, per_arm, tally_by_name
 
 SCHEDULE = build_schedule(
     scenario="write", hosts={"v1": "http://a", "v2": "http://b"}, start=1000.0, rounds=2,
@@ -68,10 +68,10 @@ def test_windows_are_counted_from_locust_names(tmp_path: Path) -> None:
 def test_acknowledged_requests_count_every_phase(tmp_path: Path) -> None:
     run = read_locust_json(locust_output(tmp_path), tmp_path / "write.log")
     # warm-up, settle and measured: every 2xx is a write the database must hold.
-    assert successes_per_arm(tally_by_name(run.entries)) == {
-        "v1": 50 + 9 + 78 + 70,
-        "v2": 39 + 160 + 150,
-    }
+    tallies = tally_by_name(run.entries)
+    assert per_arm(tallies, "successes") == {"v1": 50 + 9 + 78 + 70, "v2": 39 + 160 + 150}
+    assert per_arm(tallies, "failures") == {"v1": 2, "v2": 1}
+    assert per_arm(tallies, "requests", "warmup") == {"v1": 50, "v2": 40}
 
 
 def test_a_window_locust_never_named_counts_zero(tmp_path: Path) -> None:
@@ -80,15 +80,22 @@ def test_a_window_locust_never_named_counts_zero(tmp_path: Path) -> None:
     assert [(r.requests, r.rps, r.repeat) for r in records] == [(0, 0.0, 2)] * 4
 
 
-def test_cpu_between_readings_survives_processes_coming_and_going() -> None:
-    before = {10: (1.0, 5.0), 11: (1.0, 2.0), 12: (1.0, 9.0)}
-    after = {10: (1.0, 5.5), 11: (3.0, 0.25), 13: (2.0, 0.5)}  # 11: pid reused; 12 gone; 13 new
+def test_cpu_between_readings_survives_threads_coming_and_going() -> None:
+    before = {(10, 10): (1.0, 5.0), (11, 11): (1.0, 2.0), (10, 12): (1.0, 9.0)}
+    # (11, 11): the pid was reused by a new process; (10, 12) ended; (10, 13) is new.
+    after = {(10, 10): (1.0, 5.5), (11, 11): (3.0, 0.25), (10, 13): (1.0, 0.5)}
     assert cpu_seconds_between(before, after) == 0.5 + 0.25 + 0.5
 
 
-def test_read_tree_cpu_reads_this_process_and_nothing_for_a_missing_one() -> None:
+def test_read_tree_cpu_counts_this_process_in_nanoseconds() -> None:
     import os
+    import time
 
-    readings = read_tree_cpu(os.getpid())
-    assert os.getpid() in readings and readings[os.getpid()][1] > 0
+    before = read_tree_cpu(os.getpid())
+    assert (os.getpid(), os.getpid()) in before
+    deadline = time.perf_counter() + 0.003
+    while time.perf_counter() < deadline:  # 3 ms of CPU: less than one 10 ms tick
+        pass
+    spent = cpu_seconds_between(before, read_tree_cpu(os.getpid()))
+    assert 0.003 <= spent < 0.5
     assert read_tree_cpu(2**22 + 12345) == {}

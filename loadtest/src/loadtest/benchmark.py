@@ -21,7 +21,6 @@ from loadtest.cross_check import (
     cross_check_scenario,
     cross_check_seconds,
     ensure_wrk,
-    wrk_window_s,
 )
 from loadtest.database import BenchmarkDatabase, provide_database
 from loadtest.dataset import count_posts_titled, load_dataset
@@ -35,23 +34,28 @@ from loadtest.progress import ProgressDisplay
 from loadtest.report import print_table, write_report
 from loadtest.results import build_results, link_latest, write_results
 from loadtest.scenarios import SCENARIOS, write_title
-from loadtest.schedule import WARMUP, Schedule, balanced_rounds, build_schedule
+from loadtest.schedule import WARMUP, Schedule, build_schedule
 from loadtest.settings import BenchmarkSettings
 from loadtest.verify import verify_scenario
 from loadtest.windows import (
     WindowCpu,
     WindowRecord,
     build_window_records,
-    successes_per_arm,
+    per_arm,
     tally_by_name,
 )
 
-SETTLE_S = 1.0  # let the apps go quiet before idle/after memory readings
+QUIET_S = 1.0  # let the apps go quiet before idle/after memory readings
 SCENARIO_USER_CLASS = {"read": "ReadUser", "synthetic": "SyntheticUser", "write": "WriteUser"}
 # Locust's start-up (imports, spawning users) before the schedule's first window; a late start
 # only shortens the first warm-up window.
 LOCUST_START_S = 3.0
 LOCUST_START_PER_EXTRA_PROCESS_S = 1.0
+# With --processes, the master holds a window's requests only once a worker has reported them
+# (every 3 s, and once more on quitting): locust runs this long past the last window.
+LOCUST_TAIL_S = 1.0
+LOCUST_TAIL_DISTRIBUTED_S = 4.0
+CALIBRATION_S = 8.0
 
 
 @dataclass
@@ -77,30 +81,31 @@ class ScenarioRun:
     windows: list[WindowRecord]
     locust: LocustRun
     acknowledged: dict[str, int]  # successful requests per arm, warm-up and settle included
+    failures: dict[str, int] = field(default_factory=dict)  # per arm, every phase
+    warmup_requests: dict[str, int] = field(default_factory=dict)  # per arm: 0 = started late
     new_rows: dict[str, int] = field(default_factory=dict)  # write: rows each arm stored
-    warmup_requests: int = 0  # 0: locust started after the warm-up windows
 
 
 def arm_order(apps: tuple[str, ...], repeat: int) -> tuple[str, ...]:
     """The order arms start in and take the first window, rotated per repeat (0-based)."""
-    return tuple(balanced_rounds(apps, repeat + 1)[repeat])
+    return tuple(apps[(position + repeat) % len(apps)] for position in range(len(apps)))
 
 
 def planned_seconds(settings: BenchmarkSettings) -> float:
     per_scenario = len(settings.apps) * (settings.warmup_s + settings.pairs * settings.window_s)
     load = settings.repeats * len(settings.scenarios) * (per_scenario + locust_start_s(settings))
     if settings.cross_check:
-        load += cross_check_seconds(settings)
-    return load + (calibration_seconds(settings) if settings.calibrate else 0)
+        load += sum(cross_check_seconds(settings, name) for name in CROSS_CHECK_SCENARIOS)
+    return load + (CALIBRATION_S if settings.calibrate else 0)
 
 
 def locust_start_s(settings: BenchmarkSettings) -> float:
-    extra = settings.load_processes if settings.load_processes > 1 else 0  # workers + master
-    return LOCUST_START_S + LOCUST_START_PER_EXTRA_PROCESS_S * extra
+    workers = settings.load_processes if settings.load_processes > 1 else 0
+    return LOCUST_START_S + LOCUST_START_PER_EXTRA_PROCESS_S * workers
 
 
-def calibration_seconds(settings: BenchmarkSettings) -> float:
-    return 8.0
+def locust_tail_s(settings: BenchmarkSettings) -> float:
+    return LOCUST_TAIL_DISTRIBUTED_S if settings.load_processes > 1 else LOCUST_TAIL_S
 
 
 def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
@@ -150,8 +155,8 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
         with ProgressDisplay(planned_seconds(settings), console) as progress:
             if settings.calibrate:
                 calibration = calibrate_load_generator(
-                    settings, pinning, run_dir / "calibration", progress,
-                    calibration_seconds(settings), environment,
+                    settings, pinning, run_dir / "calibration", progress, CALIBRATION_S,
+                    environment,
                 )  # fmt: skip
             for repeat in range(1, settings.repeats + 1):
                 repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
@@ -206,7 +211,7 @@ def run_repeat(
             apps[arm] = start_arm(settings, arm, database, pinning, repeat_dir, environment)
             stack.callback(apps[arm].stop)
             lives[arm].versions = apps[arm].versions
-        time.sleep(SETTLE_S)
+        time.sleep(QUIET_S)
         for arm, app in apps.items():
             lives[arm].idle = app.read_memory()
             for name in settings.scenarios:
@@ -237,7 +242,7 @@ def run_repeat(
                 verified = tuple(arm for arm in order if not lives[arm].problems[name])
                 if len(verified) < 2:
                     continue
-                seconds = settings.pairs * len(verified) * (wrk_window_s(settings) + 0.3)
+                seconds = cross_check_seconds(settings, name, len(verified))
                 progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · wrk cross-check",
                                seconds)  # fmt: skip
                 cross_check += cross_check_scenario(
@@ -249,7 +254,7 @@ def run_repeat(
             sampler.stop()
             if sampler.samples:
                 lives[arm].peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
-        time.sleep(SETTLE_S)
+        time.sleep(QUIET_S)
         for arm, app in apps.items():
             lives[arm].after = app.read_memory()
     return list(lives.values()), runs, cross_check
@@ -300,14 +305,13 @@ def measure_scenario(
         window_s=settings.window_s,
         settle_s=settings.settle_s,
         warmup_s=settings.warmup_s,
-        first_rotation=0,
     )
     schedule_path = repeat_dir / f"{name}.schedule.json"
     schedule_path.write_text(schedule.to_json())
     prefix = repeat_dir / name
     titles = [write_title(arm) for arm in apps]
     rows_before = count_posts_titled(database.url, titles) if name == "write" else {}
-    duration_s = math.ceil(schedule.end - launched) + 1
+    duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
     progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · "
                    f"{' / '.join(apps)} in {settings.pairs} rounds", duration_s)  # fmt: skip
     boundaries = CpuBoundaries(schedule, apps, database.server_pid)
@@ -344,8 +348,9 @@ def measure_scenario(
             app_cpu_capacity=app_cpu_capacity(settings, pinning),
         ),
         locust=locust,
-        acknowledged=successes_per_arm(tallies),
-        warmup_requests=sum(t.requests for (_, _, phase), t in tallies.items() if phase == WARMUP),
+        acknowledged=per_arm(tallies, "successes"),
+        failures=per_arm(tallies, "failures"),
+        warmup_requests={arm: per_arm(tallies, "requests", WARMUP).get(arm, 0) for arm in apps},
     )
     if name == "write":
         rows_after = count_posts_titled(database.url, titles)
@@ -372,9 +377,10 @@ class CpuBoundaries:
         self.readings: dict[float, tuple[float, dict[str, TreeCpu], TreeCpu | None]] = {}
 
     def read(self, moment: float) -> None:
+        before = time.time()
         arms = {arm: read_tree_cpu(pid) for arm, pid in self.pids.items() if pid is not None}
         database = read_tree_cpu(self.database_pid) if self.database_pid else None
-        self.readings[moment] = (time.time(), arms, database)
+        self.readings[moment] = ((before + time.time()) / 2, arms, database)
 
     def per_window(self) -> dict[int, WindowCpu]:
         cpu: dict[int, WindowCpu] = {}
@@ -383,11 +389,14 @@ class CpuBoundaries:
             end = self.readings.get(window.end)
             if start is None or end is None:
                 continue
-            app_cpu = None
-            if window.arm in start[1] and window.arm in end[1]:
-                app_cpu = cpu_seconds_between(start[1][window.arm], end[1][window.arm])
+            spent = {arm: cpu_seconds_between(start[1][arm], end[1][arm])
+                     for arm in start[1] if arm in end[1]}  # fmt: skip
             database_cpu = None
             if start[2] is not None and end[2] is not None:
                 database_cpu = cpu_seconds_between(start[2], end[2])
-            cpu[window.index] = WindowCpu(end[0] - start[0], app_cpu, database_cpu)
+            others = [seconds for arm, seconds in spent.items() if arm != window.arm]
+            cpu[window.index] = WindowCpu(
+                end[0] - start[0], spent.get(window.arm), database_cpu,
+                other_arms_cpu_s=sum(others) if others else None,
+            )  # fmt: skip
         return cpu

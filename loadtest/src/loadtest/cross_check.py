@@ -41,7 +41,10 @@ def ensure_wrk() -> str:
                 reason = (done.stderr.strip().splitlines() or ["?"])[-1]
                 raise BenchmarkError(f"--cross-check needs wrk and `{' '.join(command)}` failed: "
                                      f"{reason}")  # fmt: skip
-    answer = subprocess.run(["wrk", "--version"], capture_output=True, text=True, timeout=30)
+    try:
+        answer = subprocess.run(["wrk", "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise BenchmarkError(f"--cross-check: wrk does not run: {error}") from None
     first_line = (answer.stdout + answer.stderr).strip().splitlines()[:1] or ["wrk"]
     return first_line[0].split(" [")[0].split(" Copyright")[0]
 
@@ -50,23 +53,31 @@ def wrk_window_s(settings: BenchmarkSettings) -> int:
     return max(1, round(settings.window_s))  # wrk takes whole seconds
 
 
-def cross_check_seconds(settings: BenchmarkSettings) -> float:
-    scenarios = [name for name in CROSS_CHECK_SCENARIOS if name in settings.scenarios]
+def cross_check_seconds(settings: BenchmarkSettings, name: str, arms: int | None = None) -> float:
+    """Planned seconds of one scenario's cross-check (every repeat unless `arms` is given: then
+    one repeat with that many arms)."""
+    if name not in settings.scenarios:
+        return 0.0
     per_window = wrk_window_s(settings) + settings.settle_s + 0.1
-    return settings.repeats * len(scenarios) * len(settings.apps) * settings.pairs * per_window
+    repeats = 1 if arms is not None else settings.repeats
+    return repeats * (arms or len(settings.apps)) * settings.pairs * per_window
 
 
 def run_wrk(url: str, users: int, seconds: int, cpus: tuple[int, ...] | None) -> dict:
     command = ["wrk", "-t1", f"-c{users}", f"-d{seconds}s", "-s", str(WRK_SCRIPT), url]
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=seconds + 30,
-        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
-    )  # fmt: skip
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=seconds + 30,
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise BenchmarkError(f"wrk did not finish a {seconds}s window against {url}") from None
     summary = next((line for line in done.stdout.splitlines() if line.startswith("{")), None)
-    if done.returncode != 0 or summary is None:
+    try:
+        return json.loads(summary or "")
+    except ValueError:
         reason = (done.stderr.strip() or done.stdout.strip() or "?").splitlines()[-1]
-        raise BenchmarkError(f"wrk failed against {url}: {reason}")
-    return json.loads(summary)
+        raise BenchmarkError(f"wrk failed against {url}: {reason}") from None
 
 
 def cross_check_scenario(

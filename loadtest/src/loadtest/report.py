@@ -27,7 +27,7 @@ def format_ratio_with_ci(figures: dict[str, Any] | None) -> str:
     text = format_ratio(figures["ratio"])
     if figures["ci95_low"] is not None:
         text += f" [{figures['ci95_low']:.2f}–{figures['ci95_high']:.2f}]"
-    return text
+    return text + (FLAG_MARK if figures.get("flags") else "")
 
 
 def title(results: dict[str, Any]) -> str:
@@ -177,10 +177,10 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
 
 {markdown_table(header, rows)}
 
-Every arm ran at once on the same CPUs; per scenario one locust run alternated the load between
-them in {settings["window_s"]:g}s windows (the first {settings["settle_s"]:g}s of each not counted),
-{settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an arm's windows
-(min–max in brackets). A ratio is the median of the per-round ratios of adjacent windows, with
+Every arm ran at once (pinning: {settings["pinning"]["note"]}); per scenario one locust run
+alternated the load between them in {settings["window_s"]:g}s windows (the first \
+{settings["settle_s"]:g}s of each not counted), {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an arm's windows
+(min–max in brackets). A ratio is the median of the per-round ratios of neighbouring windows, with
 its exact 95% confidence interval for the median (order statistics). Latency percentiles are over
 every counted request; CPU per request is the app's process tree (and the embedded PostgreSQL's)
 during its windows, median over windows; memory is the app's process tree (RSS, with USS in

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from loadtest.cross_check import AGREEMENT_LIMIT
 from loadtest.scenarios import SCENARIOS
-from loadtest.stats import ci_half_width, median_with_ci, merge_histograms, percentile_ms, summarize
+from loadtest.stats import (
+    ci_half_width,
+    median_with_ci,
+    merge_histograms,
+    percentile_ms,
+    round_or_none,
+    summarize,
+)
 from loadtest.windows import WindowRecord
 
 if TYPE_CHECKING:
@@ -29,11 +36,12 @@ SATURATION_SCENARIO = "synthetic"
 # Locust's CPU over a run (start-up included) in % of one core, per load process that has a core
 # of its own: above this, the load generator, not the app, may be what limits the windows.
 LOCUST_CPU_LIMIT_PERCENT = 80
+# The other arms should be idle in a window's counted span. More than this share of the span
+# on their CPU (over two 10 ms ticks in a 0.4 s span) means the previous arm's requests were
+# still running: the settling time was too short for them.
+SPILL_LIMIT = 0.05
+SPILL_WINDOWS_LIMIT = 0.10  # ... flagged when more than this share of windows show it
 MEMORY_FIELDS = ("idle", "peak", "after")
-
-
-def round_or_none(value: float | None, digits: int = 1) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 def median_or_none(values: list[float]) -> float | None:
@@ -59,6 +67,15 @@ def ratio_results(windows: list[WindowRecord], scenario: str, arm: str, baseline
     ratios = paired_ratios(windows, scenario, arm, baseline)
     median, low, high = median_with_ci(ratios)
     half_width = ci_half_width(median, low, high)
+    # The interval treats every pair as independent; each repeat's own median shows whether
+    # fresh processes (a repeat) moved the ratio more than the interval allows.
+    per_repeat = []
+    for repeat in sorted({record.repeat for record in windows}):
+        repeat_ratios = paired_ratios([r for r in windows if r.repeat == repeat], scenario, arm,
+                                      baseline)  # fmt: skip
+        if repeat_ratios:
+            per_repeat.append({"repeat": repeat, "pairs": len(repeat_ratios),
+                               "ratio": round(statistics.median(repeat_ratios), 3)})  # fmt: skip
     return {
         "ratio": round_or_none(median, 3),
         "ci95_low": round_or_none(low, 3),
@@ -67,12 +84,13 @@ def ratio_results(windows: list[WindowRecord], scenario: str, arm: str, baseline
         "pairs": len(ratios),
         "pair_min": round_or_none(min(ratios, default=None), 3),
         "pair_max": round_or_none(max(ratios, default=None), 3),
+        "per_repeat": per_repeat,
     }
 
 
 def ratio_flags(scenario: str, arm: str, baseline: str, figures: dict[str, Any]) -> list[str]:
     label = f"{SCENARIOS[scenario].label} {arm}/{baseline}"
-    if figures["ratio"] is None:
+    if not figures["ratio"]:  # no pairs, or an arm served nothing (flagged with its windows)
         return []
     if figures["ci95_half_width"] is None:
         return [f"{label}: {figures['pairs']} pairs are too few for a 95% interval (need 6); "
@@ -104,6 +122,26 @@ def scenario_results(
     failures = sum(record.failures for record in windows)
     if failures:
         flags.append(f"{failures} of {requests} requests failed")
+    uncounted_failures = sum(run.failures.get(arm, 0) for run in runs) - failures
+    if uncounted_failures > 0:
+        flags.append(f"{uncounted_failures} requests failed in warm-up or settling time")
+    empty = [record for record in windows if record.successes == 0]
+    if empty:
+        flags.append(f"{len(empty)} of {len(windows)} windows served no request (their pairs are "
+                     "left out); see the app's log")  # fmt: skip
+    for run in runs:
+        if arm in run.arms and not run.warmup_requests.get(arm):
+            flags.append(f"no warm-up (repeat {run.repeat}): locust started after this arm's "
+                         "warm-up window, so its first windows ran cold")  # fmt: skip
+    spans = [(r.other_arms_cpu_s, r.cpu_span_s) for r in windows
+             if r.other_arms_cpu_s is not None and r.cpu_span_s]  # fmt: skip
+    spilled = [other / span for other, span in spans if other > SPILL_LIMIT * span]
+    if spans and len(spilled) > SPILL_WINDOWS_LIMIT * len(spans):
+        flags.append(
+            f"in {len(spilled)} of {len(spans)} windows another arm was still busy (up to "
+            f"{max(spilled):.0%} of a CPU): the previous arm's requests outlast the settling "
+            "time; use fewer --users"
+        )
     histogram = merge_histograms(record.histogram for record in windows)
     busy = [record.app_cpu_busy for record in windows if record.app_cpu_busy is not None]
     if name == SATURATION_SCENARIO:
@@ -221,6 +259,7 @@ def locust_results(runs: list["ScenarioRun"], load_cores: int) -> tuple[list[dic
             "locust_cpu_warnings": run.locust.cpu_warnings,
             "load_cpus_busy_percent": run.locust.load_cpus_busy_percent,
             "warmup_requests": run.warmup_requests,
+            "failures": run.failures,
             "files": {key: f"runs/{run.repeat:02d}/{value}"
                       for key, value in run.locust.files.items()},
         })  # fmt: skip
@@ -231,9 +270,6 @@ def locust_results(runs: list["ScenarioRun"], load_cores: int) -> tuple[list[dic
         if run.locust.cpu_percent > LOCUST_CPU_LIMIT_PERCENT * load_cores:
             flags.append(f"{where}: load generator near its limit (locust at "
                          f"{run.locust.cpu_percent:.0f}% CPU)")  # fmt: skip
-        if run.warmup_requests == 0:
-            flags.append(f"{where}: locust started after the warm-up windows; the first "
-                         "measured windows may be short of users")  # fmt: skip
     return entries, flags
 
 
@@ -277,7 +313,8 @@ def build_results(
             if baseline is None or arm == baseline:
                 continue
             ratios[name][arm] = ratio_results(windows, name, arm, baseline)
-            flags += ratio_flags(name, arm, baseline, ratios[name][arm])
+            ratios[name][arm]["flags"] = ratio_flags(name, arm, baseline, ratios[name][arm])
+            flags += ratios[name][arm]["flags"]
     cross_check = None
     if cross_check_tool is not None:
         cross_check, cross_check_flags = cross_check_results(

@@ -3,7 +3,7 @@
 Per scenario, one locust run walks a schedule of short windows on the wall clock: first a
 discarded warm-up window per arm, then rounds in which every arm has one window. Rounds
 rotate the order (v1 v2 | v2 v1 | ... and, for three arms, a b c | b c a | c a b), so each
-window has a neighbour of every other arm seconds away and no arm always goes first. A ratio
+window has a window of every other arm within seconds and no arm always goes first. A ratio
 is then formed per round, between windows that ran under nearly the same machine speed.
 
 Requests are tagged by the window in which they *start* (`request_name`). The first
@@ -56,10 +56,6 @@ class Schedule:
     def end(self) -> float:
         return self.windows[-1].end
 
-    @property
-    def arms(self) -> tuple[str, ...]:
-        return tuple(self.hosts)
-
     def window_at(self, moment: float) -> Window | None:
         if not self.windows or moment < self.start or moment >= self.end:
             return None
@@ -85,14 +81,13 @@ class Schedule:
         return cls.from_json(path.read_text())
 
 
-def balanced_rounds(arms: tuple[str, ...], rounds: int, first_rotation: int = 0) -> list[list[str]]:
+def balanced_rounds(arms: tuple[str, ...], rounds: int) -> list[list[str]]:
     """Round r runs the arms rotated by r: for two arms AB BA AB BA ..., so each arm goes first
-    equally often over an even number of rounds, and every window has the other arm beside it."""
+    equally often over a multiple of len(arms) rounds, and every window has a window of each
+    other arm within one round of it."""
     count = len(arms)
-    return [
-        [arms[(position + round_ + first_rotation) % count] for position in range(count)]
-        for round_ in range(rounds)
-    ]
+    return [[arms[(position + round_) % count] for position in range(count)]
+            for round_ in range(rounds)]  # fmt: skip
 
 
 def build_schedule(
@@ -104,7 +99,6 @@ def build_schedule(
     window_s: float,
     settle_s: float,
     warmup_s: float,
-    first_rotation: int = 0,
 ) -> Schedule:
     """Warm-up windows (one per arm, not counted), then `rounds` rounds of one window per arm."""
     if not 0 <= settle_s < window_s:
@@ -112,7 +106,7 @@ def build_schedule(
     arms = tuple(hosts)
     windows: list[Window] = []
     moment = start
-    order = balanced_rounds(arms, rounds, first_rotation)
+    order = balanced_rounds(arms, rounds)
     warmup_order = order[0] if order else list(arms)
     if warmup_s > 0:
         for arm in warmup_order:

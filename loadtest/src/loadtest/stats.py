@@ -1,8 +1,15 @@
 """Statistics: latency percentiles from locust's histograms, medians, and the median's exact
 confidence interval (for the paired ratios)."""
 
+import math
 import statistics
 from collections.abc import Iterable, Mapping
+
+from scipy.stats import quantile_test
+
+
+def round_or_none(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 def merge_histograms(histograms: Iterable[Mapping[int, int]]) -> dict[int, int]:
@@ -54,10 +61,11 @@ def median_with_ci(
     median = statistics.median(values)
     if len(values) < MIN_PAIRS_FOR_CI:
         return median, None, None
-    from scipy.stats import quantile_test  # a second's import: only when there is a sample
-
     interval = quantile_test(values, q=median, p=0.5).confidence_interval(confidence)
-    return median, float(interval.low), float(interval.high)
+    low, high = float(interval.low), float(interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):  # no interval at this confidence
+        return median, None, None
+    return median, low, high
 
 
 def ci_half_width(median: float | None, low: float | None, high: float | None) -> float | None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loadtest.schedule import MEASURED, Schedule, parse_request_name
-from loadtest.stats import merge_histograms, percentile_ms
+from loadtest.stats import merge_histograms, percentile_ms, round_or_none
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,9 @@ class WindowCpu:
     span_s: float  # wall time between the two readings
     app_cpu_s: float | None
     db_cpu_s: float | None  # the embedded PostgreSQL's process tree; None for an external one
+    # The other arms, which should be idle: CPU here means the previous arm's requests were
+    # still running in the counted span (the settle time was too short for them).
+    other_arms_cpu_s: float | None = None
 
 
 @dataclass
@@ -41,6 +44,7 @@ class WindowRecord:
     app_cpu_s: float | None = None
     db_cpu_s: float | None = None
     cpu_span_s: float | None = None
+    other_arms_cpu_s: float | None = None
     app_cpu_capacity: float = 1.0  # CPUs the app can keep busy: min(its CPUs, its workers)
 
     @property
@@ -73,19 +77,17 @@ class WindowRecord:
             "window": self.window, "round": self.round,
             "started_at": round(self.started_at, 3), "duration_s": round(self.duration_s, 3),
             "requests": self.requests, "failures": self.failures, "rps": round(self.rps, 2),
-            "app_cpu_s": rounded(self.app_cpu_s, 4), "db_cpu_s": rounded(self.db_cpu_s, 4),
-            "cpu_span_s": rounded(self.cpu_span_s, 3),
-            "app_cpu_ms_per_request": rounded(self.app_cpu_ms_per_request, 3),
-            "db_cpu_ms_per_request": rounded(self.db_cpu_ms_per_request, 3),
-            "app_cpu_busy": rounded(self.app_cpu_busy, 3),
+            "app_cpu_s": round_or_none(self.app_cpu_s, 4),
+            "db_cpu_s": round_or_none(self.db_cpu_s, 4),
+            "cpu_span_s": round_or_none(self.cpu_span_s, 3),
+            "other_arms_cpu_s": round_or_none(self.other_arms_cpu_s, 4),
+            "app_cpu_ms_per_request": round_or_none(self.app_cpu_ms_per_request, 3),
+            "db_cpu_ms_per_request": round_or_none(self.db_cpu_ms_per_request, 3),
+            "app_cpu_busy": round_or_none(self.app_cpu_busy, 3),
             "p50_ms": percentile_ms(self.histogram, 0.50),
             "p95_ms": percentile_ms(self.histogram, 0.95),
             "p99_ms": percentile_ms(self.histogram, 0.99),
         }  # fmt: skip
-
-
-def rounded(value: float | None, digits: int) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 def per_request_ms(cpu_s: float | None, span_s: float | None, record: WindowRecord) -> float | None:
@@ -110,11 +112,18 @@ def tally_by_name(entries: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int, 
     return tallies
 
 
-def successes_per_arm(tallies: Mapping[tuple[str, int, str], NameTally]) -> dict[str, int]:
-    """Every acknowledged request of each arm, in any phase (the write check counts them all)."""
+def per_arm(
+    tallies: Mapping[tuple[str, int, str], NameTally], count: str, phase: str | None = None
+) -> dict[str, int]:
+    """Per arm, over every phase (or one): "successes" (the write check counts every
+    acknowledged request, warm-up and settling included), "failures" or "requests"."""
     totals: dict[str, int] = {}
-    for (arm, _, _), tally in tallies.items():
-        totals[arm] = totals.get(arm, 0) + tally.requests - tally.failures
+    for (arm, _, tally_phase), tally in tallies.items():
+        if phase is not None and tally_phase != phase:
+            continue
+        value = {"successes": tally.requests - tally.failures, "failures": tally.failures,
+                 "requests": tally.requests}[count]  # fmt: skip
+        totals[arm] = totals.get(arm, 0) + value
     return totals
 
 
@@ -146,6 +155,7 @@ def build_window_records(
                 app_cpu_s=window_cpu.app_cpu_s if window_cpu else None,
                 db_cpu_s=window_cpu.db_cpu_s if window_cpu else None,
                 cpu_span_s=window_cpu.span_s if window_cpu else None,
+                other_arms_cpu_s=window_cpu.other_arms_cpu_s if window_cpu else None,
                 app_cpu_capacity=app_cpu_capacity,
             )
         )
