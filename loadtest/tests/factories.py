@@ -35,6 +35,7 @@ def make_run(
     cpu_warnings: int = 0,
     lost_writes: int = 0,
     other_arms_busy: float = 0.0,
+    foreign_busy: float = 0.01,
 ) -> ScenarioRun:
     """One scenario's run: per round, each arm's window at the given r/s (successful requests
     over WINDOW_S), with `failures` more requests in each window of the first arm."""
@@ -60,6 +61,7 @@ def make_run(
                     db_cpu_s=None,
                     cpu_span_s=WINDOW_S,
                     other_arms_cpu_s=other_arms_busy * WINDOW_S,
+                    foreign_cpu_s=foreign_busy * WINDOW_S,
                 )  # fmt: skip
             )
     acknowledged = {arm: sum(w.successes for w in windows if w.arm == arm) for arm in arms}

@@ -47,6 +47,7 @@ def test_same_port_for_both_apps_is_refused() -> None:
         (["--port-v1", "70000"], "70000 is not a TCP port (1-65535)"),
         (["--apps", "v1,v1"], "choose from v1, v2"),
         (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--duration", "5"], "--duration was replaced by --pairs and --window"),
         (["down"], "invalid choice: 'down'"),
     ],
 )

@@ -242,3 +242,15 @@ def test_empty_windows_missing_warm_up_and_uncounted_failures_are_flagged() -> N
     v2_flags = results["apps"]["v2"]["scenarios"]["read"]["flags"]
     assert any(f.startswith("no warm-up (repeat 1)") for f in v2_flags)
     assert results["ratios_vs_baseline"]["read"]["v2"]["pairs"] == 7  # the empty pair is left out
+
+
+def test_other_programs_on_the_app_cpu_are_flagged() -> None:
+    crowded = build([make_run("read", steady_rounds(100.0, 300.0), foreign_busy=0.5)],
+                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+    assert crowded["apps"]["v1"]["scenarios"]["read"]["flags"] == [
+        "in 8 of 8 windows other programs used the app's CPU (up to 50% of it): something else "
+        "is running (another ./test.sh?); stop it and rerun"]  # fmt: skip
+    assert crowded["windows"][0]["foreign_cpu_s"] == 0.4
+    quiet = build([make_run("read", steady_rounds(100.0, 300.0), foreign_busy=0.1)],
+                  BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+    assert quiet["flags"] == []

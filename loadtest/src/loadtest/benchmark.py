@@ -15,7 +15,7 @@ from rich.console import Console
 
 from loadtest.apps import RunningApp, start_app
 from loadtest.calibration import calibrate_load_generator
-from loadtest.cpu import TreeCpu, cpu_seconds_between, read_tree_cpu
+from loadtest.cpu import TreeCpu, busy_seconds, cpu_seconds_between, read_tree_cpu
 from loadtest.cross_check import (
     CROSS_CHECK_SCENARIOS,
     cross_check_scenario,
@@ -130,6 +130,9 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     if pinning.enabled:
         os.sched_setaffinity(0, pinning.load_cpus)  # the runner's children inherit this
     console.print(f"Results go to {run_dir}", highlight=False)
+    if settings.baseline is None:
+        console.print(f"Note: only {', '.join(settings.apps)} runs, so there are no ratios (they "
+                      "need v1, the baseline, and another app).", highlight=False)  # fmt: skip
     console.print(f"Pinning: {pinning.note}", highlight=False)
 
     lives: list[ArmLife] = []
@@ -238,18 +241,7 @@ def run_repeat(
                     )  # fmt: skip
                 )
         if settings.cross_check:
-            for name in (n for n in CROSS_CHECK_SCENARIOS if n in settings.scenarios):
-                verified = tuple(arm for arm in order if not lives[arm].problems[name])
-                if len(verified) < 2:
-                    continue
-                seconds = cross_check_seconds(settings, name, len(verified))
-                progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · wrk cross-check",
-                               seconds)  # fmt: skip
-                cross_check += cross_check_scenario(
-                    settings, name, repeat, {arm: apps[arm] for arm in verified},
-                    pinning.load_cpus if pinning.enabled else None,
-                    app_cpu_capacity(settings, pinning), on_window=progress.tick,
-                )  # fmt: skip
+            cross_check = cross_check_repeat(settings, repeat, apps, lives, pinning, progress)
         for arm, sampler in samplers.items():
             sampler.stop()
             if sampler.samples:
@@ -258,6 +250,29 @@ def run_repeat(
         for arm, app in apps.items():
             lives[arm].after = app.read_memory()
     return list(lives.values()), runs, cross_check
+
+
+def cross_check_repeat(
+    settings: BenchmarkSettings,
+    repeat: int,
+    apps: dict[str, RunningApp],
+    lives: dict[str, ArmLife],
+    pinning: PinningPlan,
+    progress: ProgressDisplay,
+) -> list[WindowRecord]:
+    """--cross-check: the scenarios wrk can load, again, on the arms that passed verification."""
+    records: list[WindowRecord] = []
+    for name in (n for n in CROSS_CHECK_SCENARIOS if n in settings.scenarios):
+        verified = {arm: app for arm, app in apps.items() if not lives[arm].problems[name]}
+        if len(verified) < 2:
+            continue
+        progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · wrk cross-check",
+                       cross_check_seconds(settings, name, len(verified)))  # fmt: skip
+        records += cross_check_scenario(
+            settings, name, repeat, verified, pinning.load_cpus if pinning.enabled else None,
+            app_cpu_capacity(settings, pinning), on_window=progress.tick,
+        )  # fmt: skip
+    return records
 
 
 def start_arm(
@@ -314,7 +329,9 @@ def measure_scenario(
     duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
     progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · "
                    f"{' / '.join(apps)} in {settings.pairs} rounds", duration_s)  # fmt: skip
-    boundaries = CpuBoundaries(schedule, apps, database.server_pid)
+    boundaries = CpuBoundaries(
+        schedule, apps, database.server_pid, pinning.app_cpus if pinning.enabled else None
+    )
     locust = run_locust(
         locust_command(
             host=next(iter(apps.values())).base_url,
@@ -364,23 +381,32 @@ class CpuBoundaries:
     """Reads every arm's and PostgreSQL's CPU at each measured window's counted start and end."""
 
     def __init__(
-        self, schedule: Schedule, apps: dict[str, RunningApp], database_pid: int | None
+        self,
+        schedule: Schedule,
+        apps: dict[str, RunningApp],
+        database_pid: int | None,
+        app_cpus: tuple[int, ...] | None,  # pinned: nothing but the arms should run there
     ) -> None:
         self.schedule = schedule
+        self.app_cpus = app_cpus
         self.pids = {arm: app.pid for arm, app in apps.items()}
         self.database_pid = database_pid
         moments = set()
         for window in schedule.measured():
             moments |= {window.measure_start, window.end}
         self.moments = sorted(moments)
-        # planned moment -> (actual time, per-arm readings, PostgreSQL's reading)
-        self.readings: dict[float, tuple[float, dict[str, TreeCpu], TreeCpu | None]] = {}
+        # planned moment -> (actual time, per-arm readings, PostgreSQL's reading, busy seconds
+        # of the app CPUs)
+        self.readings: dict[
+            float, tuple[float, dict[str, TreeCpu], TreeCpu | None, float | None]
+        ] = {}
 
     def read(self, moment: float) -> None:
         before = time.time()
+        app_cpus_busy = busy_seconds(self.app_cpus) if self.app_cpus else None
         arms = {arm: read_tree_cpu(pid) for arm, pid in self.pids.items() if pid is not None}
         database = read_tree_cpu(self.database_pid) if self.database_pid else None
-        self.readings[moment] = ((before + time.time()) / 2, arms, database)
+        self.readings[moment] = ((before + time.time()) / 2, arms, database, app_cpus_busy)
 
     def per_window(self) -> dict[int, WindowCpu]:
         cpu: dict[int, WindowCpu] = {}
@@ -395,8 +421,11 @@ class CpuBoundaries:
             if start[2] is not None and end[2] is not None:
                 database_cpu = cpu_seconds_between(start[2], end[2])
             others = [seconds for arm, seconds in spent.items() if arm != window.arm]
+            foreign = None
+            if start[3] is not None and end[3] is not None and spent:
+                foreign = max(end[3] - start[3] - sum(spent.values()), 0.0)
             cpu[window.index] = WindowCpu(
                 end[0] - start[0], spent.get(window.arm), database_cpu,
-                other_arms_cpu_s=sum(others) if others else None,
+                other_arms_cpu_s=sum(others) if others else None, foreign_cpu_s=foreign,
             )  # fmt: skip
         return cpu

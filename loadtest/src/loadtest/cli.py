@@ -24,6 +24,17 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{PROGRAM}: error: {message} (see {PROGRAM} --help)\n")
 
 
+class RemovedOption(argparse.Action):
+    """An option that no longer exists: say what replaced it, instead of argparse's guess."""
+
+    def __init__(self, *args: object, replacement: str, **kwargs: object) -> None:
+        self.replacement = replacement
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        parser.error(f"{option_string} was replaced by {self.replacement}")
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -116,18 +127,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--window",
         type=window_seconds,
-        help=f"seconds of one app's window (default {defaults.window_s:g}; the first "
-        f"{defaults.settle_s:g}s of each are not counted)",
+        help=f"seconds of one app's window, {2 * defaults.settle_s:g}-600 (default "
+        f"{defaults.window_s:g}; the first {defaults.settle_s:g}s of each are not counted)",
     )
     parser.add_argument(
         "--repeats",
         type=positive_int,
-        help=f"repeats, each with fresh app processes (default {defaults.repeats})",
+        help=f"repeats, each with fresh app processes and a fresh dataset (default "
+        f"{defaults.repeats})",
     )
     parser.add_argument(
         "--warmup",
         type=positive_seconds,
-        help=f"discarded warm-up seconds per app before each scenario (default "
+        help=f"discarded warm-up seconds per app before each scenario, 1-3600 (default "
         f"{defaults.warmup_s:g})",
     )
     parser.add_argument(
@@ -161,10 +173,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip measuring locust against a trivial endpoint",
     )
     parser.add_argument(
-        "--port-v1", type=port_number, default=DEFAULT_PORTS["v1"], help="port of app_v1"
+        "--port-v1",
+        type=port_number,
+        default=DEFAULT_PORTS["v1"],
+        help=f"port of app_v1 (default {DEFAULT_PORTS['v1']})",
     )
     parser.add_argument(
-        "--port-v2", type=port_number, default=DEFAULT_PORTS["v2"], help="port of app_v2"
+        "--port-v2",
+        type=port_number,
+        default=DEFAULT_PORTS["v2"],
+        help=f"port of app_v2 (default {DEFAULT_PORTS['v2']})",
     )
     parser.add_argument(
         "--docker",
@@ -177,6 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure READ and READ synthetic again with wrk in the same paired protocol and "
         "compare both tools' ratios (installs Debian's wrk if missing and possible)",
     )
+    parser.add_argument(
+        "--duration", action=RemovedOption, nargs="?", help=argparse.SUPPRESS,
+        replacement="--pairs and --window (measuring is in paired windows now)",
+    )  # fmt: skip
     parser.add_argument(
         "--results-dir", type=Path, help="where runs are written (default results/)"
     )

@@ -62,3 +62,10 @@ def cpu_seconds_between(before: TreeCpu, after: TreeCpu) -> float:
         else:
             spent += seconds
     return max(spent, 0.0)
+
+
+def busy_seconds(cpus: tuple[int, ...]) -> float:
+    """Seconds the given CPUs have spent not idle since boot (all processes and the kernel)."""
+    per_cpu = psutil.cpu_times(percpu=True)
+    return sum(sum(per_cpu[cpu]) - per_cpu[cpu].idle - getattr(per_cpu[cpu], "iowait", 0.0)
+               for cpu in cpus if cpu < len(per_cpu))  # fmt: skip

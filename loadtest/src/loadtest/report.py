@@ -172,20 +172,23 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
     order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
     text = f"""# {" vs ".join(f"Pydantic {arm}" for arm in arms)} — benchmark report
 
-{title(results)}. Run {results["started_at"]} → {results["finished_at"]} \
+{title(results)}. Run {results["started_at"][:19]} → {results["finished_at"][:19]} UTC \
 ({results["elapsed_s"]:.0f}s).
 
 {markdown_table(header, rows)}
 
-Every arm ran at once (pinning: {settings["pinning"]["note"]}); per scenario one locust run
-alternated the load between them in {settings["window_s"]:g}s windows (the first \
-{settings["settle_s"]:g}s of each not counted), {settings["pairs"]} rounds per repeat in \
-rotating order. r/s is the median over an arm's windows (min–max in brackets). A ratio is the
-median of the per-round ratios of neighbouring windows, with its exact 95% confidence interval
-for the median (order statistics). Latency percentiles are over every counted request; CPU per
-request is the app's process tree (and the embedded PostgreSQL's) during its windows, median
-over windows; memory is the app's process tree (RSS, with USS in brackets), median over
-repeats: idle after start-up, peak under load, after load. A ⚠ marks a flagged cell.
+READ is `GET /posts?per_page=100` (100 posts from PostgreSQL), READ synthetic
+`GET /posts_synthetic?per_page=100` (100 posts built in memory), WRITE `POST /posts`.
+Every arm was alive for the whole repeat, and they were loaded in turn (pinning:
+{settings["pinning"]["note"]}): per scenario one locust run alternated the load between them
+in {settings["window_s"]:g}s windows (the first {settings["settle_s"]:g}s of each not \
+counted), {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an
+arm's windows (min–max in brackets). A ratio is the median of the per-round ratios of
+neighbouring windows, with its exact 95% confidence interval for the median (order
+statistics). Latency percentiles are over every counted request; CPU per request is the app's
+process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
+is the app's process tree (RSS, with USS in brackets), median over repeats: idle after
+start-up, peak under load, after load. A ⚠ marks a flagged cell.
 
 {chr(10).join(load_generator_lines(results))}
 

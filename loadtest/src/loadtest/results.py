@@ -41,6 +41,10 @@ LOCUST_CPU_LIMIT_PERCENT = 80
 # still running: the settling time was too short for them.
 SPILL_LIMIT = 0.05
 SPILL_WINDOWS_LIMIT = 0.10  # ... flagged when more than this share of windows show it
+# Programs other than the arms on the (pinned) app CPUs: on a quiet machine about 1% of a CPU
+# (kernel work for loopback traffic), up to ~10% in a few windows; more, in more windows,
+# means another program (another benchmark?) took the arms' CPU.
+FOREIGN_LIMIT = 0.15
 MEMORY_FIELDS = ("idle", "peak", "after")
 
 
@@ -136,6 +140,15 @@ def scenario_results(
     spans = [(r.other_arms_cpu_s, r.cpu_span_s) for r in windows
              if r.other_arms_cpu_s is not None and r.cpu_span_s]  # fmt: skip
     spilled = [other / span for other, span in spans if other > SPILL_LIMIT * span]
+    foreign = [r.foreign_cpu_s / r.cpu_span_s for r in windows
+               if r.foreign_cpu_s is not None and r.cpu_span_s]  # fmt: skip
+    crowded = [share for share in foreign if share > FOREIGN_LIMIT]
+    if foreign and len(crowded) > SPILL_WINDOWS_LIMIT * len(foreign):
+        flags.append(
+            f"in {len(crowded)} of {len(foreign)} windows other programs used the app's CPU (up "
+            f"to {max(crowded):.0%} of it): something else is running (another ./test.sh?); "
+            "stop it and rerun"
+        )
     if spans and len(spilled) > SPILL_WINDOWS_LIMIT * len(spans):
         flags.append(
             f"in {len(spilled)} of {len(spans)} windows another arm was still busy (up to "
@@ -150,8 +163,7 @@ def scenario_results(
             flags.append(
                 f"{len(unsaturated)} of {len(busy)} windows left the app's CPU under "
                 f"{SATURATION_LIMIT:.0%} busy (lowest {min(unsaturated):.0%}): something else "
-                "limited them (the load generator or the machine); try --load-processes 2 or a "
-                "quieter machine"
+                "limited them (the load generator, or other programs on the machine)"
             )
     figures: dict[str, Any] = {
         "windows": len(windows),

@@ -20,6 +20,8 @@ class WindowCpu:
     # The other arms, which should be idle: CPU here means the previous arm's requests were
     # still running in the counted span (the settle time was too short for them).
     other_arms_cpu_s: float | None = None
+    # Everything else on the app's CPUs (pinned runs only): other programs, another benchmark.
+    foreign_cpu_s: float | None = None
 
 
 @dataclass
@@ -45,6 +47,7 @@ class WindowRecord:
     db_cpu_s: float | None = None
     cpu_span_s: float | None = None
     other_arms_cpu_s: float | None = None
+    foreign_cpu_s: float | None = None
     app_cpu_capacity: float = 1.0  # CPUs the app can keep busy: min(its CPUs, its workers)
 
     @property
@@ -81,6 +84,7 @@ class WindowRecord:
             "db_cpu_s": round_or_none(self.db_cpu_s, 4),
             "cpu_span_s": round_or_none(self.cpu_span_s, 3),
             "other_arms_cpu_s": round_or_none(self.other_arms_cpu_s, 4),
+            "foreign_cpu_s": round_or_none(self.foreign_cpu_s, 4),
             "app_cpu_ms_per_request": round_or_none(self.app_cpu_ms_per_request, 3),
             "db_cpu_ms_per_request": round_or_none(self.db_cpu_ms_per_request, 3),
             "app_cpu_busy": round_or_none(self.app_cpu_busy, 3),
@@ -156,6 +160,7 @@ def build_window_records(
                 db_cpu_s=window_cpu.db_cpu_s if window_cpu else None,
                 cpu_span_s=window_cpu.span_s if window_cpu else None,
                 other_arms_cpu_s=window_cpu.other_arms_cpu_s if window_cpu else None,
+                foreign_cpu_s=window_cpu.foreign_cpu_s if window_cpu else None,
                 app_cpu_capacity=app_cpu_capacity,
             )
         )
