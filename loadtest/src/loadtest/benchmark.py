@@ -353,6 +353,7 @@ def measure_scenario(
         if app.process is not None and app.process.poll() is not None:
             raise BenchmarkError(f"app_{arm} exited during the {name} scenario (see its app.log)")
     tallies = tally_by_name(locust.entries)
+    warmup_requests = per_arm(tallies, "requests", WARMUP)
     run = ScenarioRun(
         repeat=repeat,
         scenario=name,
@@ -367,7 +368,7 @@ def measure_scenario(
         locust=locust,
         acknowledged=per_arm(tallies, "successes"),
         failures=per_arm(tallies, "failures"),
-        warmup_requests={arm: per_arm(tallies, "requests", WARMUP).get(arm, 0) for arm in apps},
+        warmup_requests={arm: warmup_requests.get(arm, 0) for arm in apps},
     )
     if name == "write":
         rows_after = count_posts_titled(database.url, titles)

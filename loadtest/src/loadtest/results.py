@@ -228,10 +228,12 @@ def cross_check_results(
                     f"{AGREEMENT_LIMIT:.0%}): one tool may have limited the windows; compare "
                     "their saturation and rerun"
                 )
+    by_cell: dict[str, dict[str, list[float]]] = {}
+    for record in windows:
+        by_cell.setdefault(record.scenario, {}).setdefault(record.arm, []).append(record.rps)
     rps = {
-        scenario: {arm: round_or_none(summarize([r.rps for r in windows if r.scenario == scenario
-                                                 and r.arm == arm])["median"], 2)
-                   for arm in sorted({r.arm for r in windows if r.scenario == scenario})}
+        scenario: {arm: round_or_none(median_or_none(values), 2)
+                   for arm, values in sorted(by_cell[scenario].items())}
         for scenario in ratios
     }  # fmt: skip
     return {
