@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-source scripts/bootstrap.sh commons app_v1 app_v2 loadtest
+source scripts/bootstrap.sh commons app_v1 app_v2 app_v2_latest loadtest
 # The project's own interpreter directly (not `uv run`), so Ctrl-C and SIGTERM reach the runner.
 exec loadtest/.venv/bin/python -m loadtest "$@"

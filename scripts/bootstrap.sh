@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by the entry points: make `uv` available (installing it from PyPI if absent) and
-# sync the locked environments named in $@ (app_v1 app_v2 commons loadtest).
+# sync the locked environments named in $@ (commons app_v1 app_v2 app_v2_latest loadtest).
 set -euo pipefail
 
 UV_VERSION=0.13.9

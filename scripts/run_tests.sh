@@ -5,13 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-source scripts/bootstrap.sh commons app_v1 app_v2 loadtest
+source scripts/bootstrap.sh commons app_v1 app_v2 app_v2_latest loadtest
 
 echo "== ruff (lint and format check)"
 uv run --locked --project commons ruff check .
 uv run --locked --project commons ruff format --check .
 
-echo "== tests: commons and both apps (tests/)"
+echo "== tests: commons and every app (tests/)"
 uv run --locked --project commons pytest "$@"
 
 echo "== tests: the benchmark harness (loadtest/tests/)"

@@ -12,7 +12,14 @@ from pathlib import Path
 import httpx
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
-APP_NAMES = ("v1", "v2")
+# Arm -> (its uv project, the module uvicorn serves). v2-latest is app_v2's code in an
+# environment with the latest FastAPI (app_v2_latest/pyproject.toml).
+ARMS = {
+    "v1": ("app_v1", "app_v1.main:app"),
+    "v2": ("app_v2", "app_v2.main:app"),
+    "v2-latest": ("app_v2_latest", "app_v2.main:app"),
+}
+APP_NAMES = tuple(ARMS)
 
 
 def find_free_port() -> int:
@@ -23,8 +30,8 @@ def find_free_port() -> int:
 
 def app_command(app_name: str, port: int) -> list[str]:
     uv = shutil.which("uv") or "uv"
-    project = f"app_{app_name}"
-    return [uv, "run", "--locked", "--project", project, "uvicorn", f"{project}.main:app",
+    project, module = ARMS[app_name]
+    return [uv, "run", "--locked", "--project", project, "uvicorn", module,
             "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
 
 
@@ -40,7 +47,8 @@ class RunningApp:
 def start_app(app_name: str, database_url: str, timeout_seconds: float = 60) -> RunningApp:
     port = find_free_port()
     # A file, not a pipe: a server's log would fill a pipe nobody reads and stall it.
-    log_path = Path(tempfile.mkstemp(prefix=f"app_{app_name}-", suffix=".log")[1])
+    project = ARMS[app_name][0]
+    log_path = Path(tempfile.mkstemp(prefix=f"{project}-", suffix=".log")[1])
     environment = {**os.environ, "DATABASE_URL": database_url}
     environment.pop("VIRTUAL_ENV", None)  # the app runs in its own project environment
     with log_path.open("wb") as log_file:
@@ -56,7 +64,7 @@ def start_app(app_name: str, database_url: str, timeout_seconds: float = 60) -> 
     while time.monotonic() < deadline:
         if process.poll() is not None:
             error_output = log_path.read_text(errors="replace")
-            raise RuntimeError(f"app_{app_name} exited with {process.returncode}: {error_output}")
+            raise RuntimeError(f"{project} exited with {process.returncode}: {error_output}")
         try:
             if httpx.get(f"{base_url}/health", timeout=1).status_code == 200:
                 return RunningApp(app_name, base_url, database_url, process, log_path)
@@ -64,7 +72,7 @@ def start_app(app_name: str, database_url: str, timeout_seconds: float = 60) -> 
             pass
         time.sleep(0.2)
     stop_app(process)
-    raise RuntimeError(f"app_{app_name} did not answer /health within {timeout_seconds}s")
+    raise RuntimeError(f"{project} did not answer /health within {timeout_seconds}s")
 
 
 def stop_app(process: subprocess.Popen[bytes], log_path: Path | None = None) -> None:

@@ -11,7 +11,10 @@ VERSIONS = {
            "pydantic_compiled": True, "sqlalchemy": "2.1.9", "psycopg": "3.3.9"},
     "v2": {"python": "3.11.7", "fastapi": "0.125.0", "pydantic": "2.14.3",
            "pydantic_compiled": True, "sqlalchemy": "2.1.9", "psycopg": "3.3.9"},
+    "v2-latest": {"python": "3.11.7", "fastapi": "0.165.0", "pydantic": "2.14.3",
+                  "pydantic_compiled": True, "sqlalchemy": "2.1.9", "psycopg": "3.3.9"},
 }  # fmt: skip
+TWO_ARMS = ("v1", "v2")  # most tests need only a baseline and one other arm
 WINDOW_S = 0.8
 
 

@@ -8,15 +8,28 @@ from pathlib import Path
 
 import psutil
 
+from loadtest.settings import ARMS
+
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
-# Small enough to finish in about a minute, large enough to exercise every step.
-TINY_RUN = ["--pairs", "6", "--window", "0.5", "--warmup", "1", "--dataset", "300", "--users", "4"]
+# Small enough to finish in about a minute, large enough to exercise every step (start-up
+# samples are off here; the end-to-end test turns them on).
+TINY_RUN = ["--pairs", "6", "--window", "0.5", "--warmup", "1", "--dataset", "300", "--users", "4",
+            "--startup-samples", "0"]  # fmt: skip
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def port_options(**fixed: int) -> list[str]:
+    """--port-<arm> for every arm: a free port each (or the one given, by arm name with _)."""
+    return [
+        option
+        for arm in ARMS
+        for option in (f"--port-{arm}", str(fixed.get(arm.replace("-", "_"), free_port())))
+    ]
 
 
 def runner_command(*argv: str) -> list[str]:

@@ -16,21 +16,33 @@ def settings_for(*argv: str):
 
 def test_defaults_match_the_documented_run() -> None:
     settings = settings_for()
-    assert (settings.repeats, settings.pairs, settings.window_s, settings.users) == (2, 50, 0.6, 10)
-    assert settings.dataset_size == 10_000 and settings.apps == ("v1", "v2")
+    assert (settings.repeats, settings.pairs, settings.window_s, settings.users) == (2, 30, 0.6, 10)
+    assert settings.dataset_size == 10_000 and settings.apps == ("v1", "v2", "v2-latest")
+    assert settings.startup_samples == 5
+    assert settings.ports == {"v1": 8001, "v2": 8002, "v2-latest": 8003}
+    assert settings.comparisons == [("v2", "v1"), ("v2-latest", "v1"), ("v2-latest", "v2")]
     assert settings.pin and settings.calibrate
 
 
 def test_quick_preset_yields_to_explicit_options() -> None:
     assert settings_for("--quick").repeats == 1
     quick = settings_for("--quick", "--repeats", "2", "--scenarios", "write,read")
-    assert (quick.repeats, quick.pairs) == (2, 16)
+    assert (quick.repeats, quick.pairs, quick.startup_samples) == (2, 10, 3)
     assert quick.scenarios == ("read", "write")  # canonical order
+    assert settings_for("--quick", "--startup-samples", "0").startup_samples == 0
 
 
-def test_same_port_for_both_apps_is_refused() -> None:
-    with pytest.raises(BenchmarkError, match="both 9000"):
-        settings_for("--port-v1", "9000", "--port-v2", "9000")
+def test_same_port_for_two_apps_is_refused() -> None:
+    with pytest.raises(BenchmarkError, match="--port-v2 and --port-v2-latest are both 9000"):
+        settings_for("--port-v2-latest", "9000", "--port-v2", "9000")
+    # An app that does not run does not need a port of its own.
+    assert settings_for("--apps", "v1,v2", "--port-v2-latest", "8002").ports["v2-latest"] == 8002
+
+
+def test_comparisons_follow_the_arms_that_run() -> None:
+    assert settings_for("--apps", "v2,v2-latest").comparisons == [("v2-latest", "v2")]
+    assert settings_for("--apps", "v1,v2-latest").comparisons == [("v2-latest", "v1")]
+    assert settings_for("--apps", "v2").comparisons == []
 
 
 @pytest.mark.parametrize(
@@ -38,14 +50,16 @@ def test_same_port_for_both_apps_is_refused() -> None:
     [
         (["--repeats", "0"], "0 must be at least 1"),
         (["--users", "many"], "'many' is not a whole number"),
-        (["--apps", "v3"], "choose from v1, v2"),
+        (["--apps", "v3"], "choose from v1, v2, v2-latest"),
         (["--scenarios", ""], "choose from read, synthetic, write"),
         (["--warmup", "0.5"], "between 1 and 3600 seconds"),
         (["--window", "0.3"], "must be between 0.4 and 600 seconds"),
         (["--pairs", "-3"], "-3 must be at least 1"),
         (["--dataset", "99"], "99 is below 100, the READ page size"),
         (["--port-v1", "70000"], "70000 is not a TCP port (1-65535)"),
-        (["--apps", "v1,v1"], "choose from v1, v2"),
+        (["--apps", "v1,v1"], "choose from v1, v2, v2-latest"),
+        (["--startup-samples", "-1"], "-1 must be between 0 and 100"),
+        (["--port-v2-latest", "0"], "0 must be at least 1"),
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["--duration", "5"], "--duration was replaced by --pairs and --window"),
         (["down"], "invalid choice: 'down'"),
@@ -65,7 +79,8 @@ def test_help_lists_every_option() -> None:
     help_text = build_parser().format_help()
     for option in ("--quick", "--repeats", "--pairs", "--window", "--warmup", "--users",
                    "--dataset", "--apps", "--scenarios", "--workers", "--no-pin",
-                   "--load-processes", "--cross-check"):  # fmt: skip
+                   "--load-processes", "--cross-check", "--startup-samples", "--port-v1",
+                   "--port-v2", "--port-v2-latest"):  # fmt: skip
         assert option in help_text
 
 

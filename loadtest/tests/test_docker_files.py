@@ -9,11 +9,11 @@ import yaml
 
 from loadtest.cli import build_parser
 from loadtest.docker_stack import compose_database_url, parse_memory_usage
-from loadtest.settings import DEFAULT_PORTS, LOCUST_WEB_PORT, REPOSITORY_ROOT
+from loadtest.settings import ARMS, LOCUST_WEB_PORT, REPOSITORY_ROOT
 
 COMPOSE = yaml.safe_load((REPOSITORY_ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
-APP_DOCKERFILES = {name: REPOSITORY_ROOT / f"app_{name}" / "Dockerfile" for name in DEFAULT_PORTS}
+APP_DOCKERFILES = {name: REPOSITORY_ROOT / arm.project / "Dockerfile" for name, arm in ARMS.items()}
 LOADTEST_DOCKERFILE = REPOSITORY_ROOT / "loadtest" / "Dockerfile"
 
 
@@ -33,7 +33,8 @@ def arguments_of(dockerfile: Path, keyword: str) -> list[str]:
 
 
 def test_compose_describes_db_apps_dataset_and_locust() -> None:
-    assert set(SERVICES) == {"db", "app_v1", "app_v2", "dataset", "locust-master", "locust-worker"}
+    apps = {arm.project for arm in ARMS.values()}
+    assert set(SERVICES) == {"db", *apps, "dataset", "locust-master", "locust-worker"}
 
 
 def test_db_is_pinned_healthchecked_and_local_only() -> None:
@@ -50,31 +51,34 @@ def test_every_published_port_is_on_loopback_only() -> None:
             assert port.startswith("127.0.0.1:"), (name, port)
 
 
-@pytest.mark.parametrize("app_name", sorted(DEFAULT_PORTS))
+@pytest.mark.parametrize("app_name", sorted(ARMS))
 def test_apps_match_their_code(app_name: str) -> None:
-    service = SERVICES[f"app_{app_name}"]
-    port = DEFAULT_PORTS[app_name]
-    assert service["build"] == {"context": ".", "dockerfile": f"app_{app_name}/Dockerfile"}
+    arm = ARMS[app_name]
+    service = SERVICES[arm.project]
+    port = arm.port
+    assert service["build"] == {"context": ".", "dockerfile": f"{arm.project}/Dockerfile"}
     assert service["depends_on"] == {"db": {"condition": "service_healthy"}}
     assert service["ports"] == [f"127.0.0.1:{port}:{port}"]
     # commons.config reads DATABASE_URL; it must point at the db service.
     assert "@db:5432/" in service["environment"]["DATABASE_URL"]
     dockerfile = APP_DOCKERFILES[app_name]
     [command] = arguments_of(dockerfile, "CMD")
-    assert f'"app_{app_name}.main:app"' in command and f'"{port}"' in command
-    assert (REPOSITORY_ROOT / f"app_{app_name}/src/app_{app_name}/main.py").exists()
+    assert f'"{arm.module}"' in command and f'"{port}"' in command
+    package = arm.module.partition(".")[0]
+    assert (REPOSITORY_ROOT / f"{package}/src/{package}/main.py").exists()
     [healthcheck] = arguments_of(dockerfile, "HEALTHCHECK")
     assert f"http://127.0.0.1:{port}/health" in healthcheck
     assert arguments_of(dockerfile, "EXPOSE") == [str(port)]
 
 
-def test_both_apps_get_identical_resources_and_images() -> None:
-    v1, v2 = SERVICES["app_v1"], SERVICES["app_v2"]
-    assert v1["deploy"] == v2["deploy"]
+def test_every_app_gets_identical_resources_and_images() -> None:
+    v1 = SERVICES["app_v1"]
     assert v1["deploy"]["resources"]["limits"].keys() >= {"cpus", "memory"}
     v1_bases = arguments_of(APP_DOCKERFILES["v1"], "FROM")
-    assert v1_bases == arguments_of(APP_DOCKERFILES["v2"], "FROM")
     assert all(re.match(r"python:3\.11\.\d+-slim", base) for base in v1_bases)
+    for name, arm in ARMS.items():
+        assert SERVICES[arm.project]["deploy"] == v1["deploy"], name
+        assert arguments_of(APP_DOCKERFILES[name], "FROM") == v1_bases, name
 
 
 @pytest.mark.parametrize(
@@ -82,6 +86,7 @@ def test_both_apps_get_identical_resources_and_images() -> None:
     [
         (APP_DOCKERFILES["v1"], "app_v1"),
         (APP_DOCKERFILES["v2"], "app_v2"),
+        (APP_DOCKERFILES["v2-latest"], "app_v2_latest"),
         (LOADTEST_DOCKERFILE, "loadtest"),
     ],  # fmt: skip
 )

@@ -10,8 +10,8 @@ import pytest
 from tests.runner import (
     REPOSITORY_ROOT,
     TINY_RUN,
-    free_port,
     lab_processes,
+    port_options,
     run_runner,
     runner_command,
     runner_environment,
@@ -30,7 +30,7 @@ def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
         busy_port = squatter.getsockname()[1]
         result = run_runner(
             *TINY_RUN, "--no-calibration", "--results-dir", str(tmp_path),
-            "--port-v1", str(busy_port), "--port-v2", str(free_port()),
+            *port_options(v1=busy_port),
         )  # fmt: skip
     assert result.returncode == 1
     [line] = error_lines(result.stderr)
@@ -76,10 +76,9 @@ def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> Non
             "--no-calibration",
             "--results-dir",
             str(tmp_path),
-            "--port-v1",
-            str(free_port()),
-            "--port-v2",
-            str(free_port()),
+            "--startup-samples",
+            "0",
+            *port_options(),
         ),  # fmt: skip
         cwd=REPOSITORY_ROOT,
         env=runner_environment(),

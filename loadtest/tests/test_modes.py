@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from commons.embedded_postgres import embedded_postgres
-from tests.runner import TINY_RUN, free_port, lab_processes, run_runner
+from tests.runner import TINY_RUN, lab_processes, port_options, run_runner
 
 
 def docker_engine_answers() -> bool:
@@ -54,7 +54,8 @@ def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
     before = lab_processes()
     result = run_runner(
         *TINY_RUN, "--repeats", "1", "--load-processes", "2", "--results-dir", str(tmp_path),
-        "--port-v1", str(free_port()), "--port-v2", str(free_port()),
+        "--apps", "v1,v2",
+        *port_options(),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     results = json.loads((tmp_path / "latest" / "results.json").read_text())
@@ -85,8 +86,8 @@ def test_cross_check_measures_again_with_wrk_in_paired_windows(tmp_path) -> None
     before = lab_processes()
     result = run_runner(
         *TINY_RUN, "--repeats", "1", "--window", "1", "--scenarios", "read,synthetic",
-        "--cross-check", "--no-calibration", "--results-dir", str(tmp_path),
-        "--port-v1", str(free_port()), "--port-v2", str(free_port()),
+        "--cross-check", "--no-calibration", "--results-dir", str(tmp_path), "--apps", "v1,v2",
+        *port_options(),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     results = json.loads((tmp_path / "latest" / "results.json").read_text())

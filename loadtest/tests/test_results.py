@@ -1,4 +1,5 @@
-"""results.json (schema_version 2): window records, medians, paired ratios with CIs, flags."""
+"""results.json (schema_version 3): window records, medians, paired ratios with CIs, start-up,
+flags."""
 
 import json
 from dataclasses import replace
@@ -10,16 +11,18 @@ import pytest
 from loadtest.pinning import plan_pinning
 from loadtest.results import build_results, link_latest, paired_ratios, write_results
 from loadtest.settings import BenchmarkSettings
-from tests.factories import make_life, make_run, steady_rounds
+from loadtest.startup import StartupSamples
+from tests.factories import TWO_ARMS, make_life, make_run, steady_rounds
 
-SETTINGS = BenchmarkSettings(repeats=1, pairs=8, scenarios=("read", "write"))
+SETTINGS = BenchmarkSettings(apps=TWO_ARMS, repeats=1, pairs=8, scenarios=("read", "write"))
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 WINDOW_KEYS = {"arm", "scenario", "window", "started_at", "duration_s", "requests", "failures",
                "rps", "app_cpu_s", "db_cpu_s", "p50_ms", "p95_ms", "p99_ms"}  # fmt: skip
 
 
-def build(runs, settings=SETTINGS, lives=None, calibration=None):
+def build(runs, settings=SETTINGS, lives=None, calibration=None, startup=None):
     return build_results(
+        startup=startup,
         settings=settings,
         lives=lives if lives is not None else [make_life(arm) for arm in settings.apps],
         runs=runs,
@@ -46,9 +49,9 @@ def steady_runs():
 
 def test_build_results_has_the_documented_keys() -> None:
     results = build(steady_runs())
-    assert results["schema_version"] == 2
-    assert {"settings", "host", "apps", "load_generator", "ratios_vs_baseline", "windows",
-            "flags"} <= set(results)  # fmt: skip
+    assert results["schema_version"] == 3
+    assert {"settings", "host", "apps", "load_generator", "ratios_vs_baseline",
+            "ratios_between_arms", "windows", "flags"} <= set(results)  # fmt: skip
     for key in ("window_s", "settle_s", "pairs", "warmup_s", "repeats", "users", "baseline",
                 "dataset_size", "pinning", "database", "arm_order"):  # fmt: skip
         assert key in results["settings"]
@@ -70,6 +73,46 @@ def test_build_results_has_the_documented_keys() -> None:
     assert len(results["windows"]) == 2 * 2 * 8
     for window in results["windows"]:
         assert WINDOW_KEYS <= set(window)
+    assert results["ratios_between_arms"] == {"read": {}, "write": {}}  # no v2-latest: none
+    assert results["apps"]["v1"]["startup"] is None  # not measured
+
+
+def three_arm_rounds(v1: float, v2: float, latest: float, rounds: int = 9) -> list[dict]:
+    """Rounds in rotating order (abc, bca, cab) with fixed r/s per arm."""
+    rps = {"v1": v1, "v2": v2, "v2-latest": latest}
+    arms = list(rps)
+    return [{arm: rps[arm] for arm in arms[i % 3 :] + arms[: i % 3]} for i in range(rounds)]
+
+
+def test_three_arms_get_ratios_to_v1_and_v2_latest_to_v2() -> None:
+    settings = BenchmarkSettings(scenarios=("read",), pairs=9)
+    results = build([make_run("read", three_arm_rounds(100.0, 200.0, 300.0))], settings)
+    assert set(results["ratios_vs_baseline"]["read"]) == {"v2", "v2-latest"}
+    assert results["ratios_vs_baseline"]["read"]["v2"]["ratio"] == 2.0
+    assert results["ratios_vs_baseline"]["read"]["v2-latest"]["ratio"] == 3.0
+    between = results["ratios_between_arms"]["read"]
+    assert set(between) == {"v2-latest/v2"}
+    assert (between["v2-latest/v2"]["ratio"], between["v2-latest/v2"]["pairs"]) == (1.5, 9)
+    assert between["v2-latest/v2"]["ci95_low"] == 1.5 and between["v2-latest/v2"]["flags"] == []
+
+
+def test_a_wide_extra_comparison_is_flagged_by_its_own_name() -> None:
+    rounds = [{"v1": 100.0, "v2": 200.0, "v2-latest": 200.0 + 60.0 * (i % 4)} for i in range(8)]
+    results = build([make_run("read", rounds)], BenchmarkSettings(scenarios=("read",)))
+    [flag] = results["ratios_between_arms"]["read"]["v2-latest/v2"]["flags"]
+    assert flag.startswith("95% CI ±") and flag.endswith("is wider than ±5%")
+    [summary] = [flag for flag in results["flags"] if flag.startswith("95% CI wider than ±5%")]
+    assert "READ v2-latest/v2 ±" in summary and "READ v2/v1" not in summary
+
+
+def test_startup_is_the_median_of_fresh_starts_with_every_sample() -> None:
+    samples = {"v1": StartupSamples([1.5, 1.2, 1.3], [0.9, 0.7, 0.8]),
+               "v2": StartupSamples([1.6, 1.8, 1.7], [1.0, 1.2, 1.1])}  # fmt: skip
+    results = build(steady_runs(), startup=samples)
+    v2 = results["apps"]["v2"]["startup"]
+    assert (v2["to_health_s"], v2["to_health_s_min"], v2["to_health_s_max"]) == (1.7, 1.6, 1.8)
+    assert (v2["import_s"], v2["import_s_samples"], v2["samples"]) == (1.1, [1.0, 1.2, 1.1], 3)
+    assert results["apps"]["v1"]["startup"]["to_health_s"] == 1.3
 
 
 def test_ratio_is_the_median_of_paired_window_ratios_with_its_ci() -> None:
@@ -78,7 +121,9 @@ def test_ratio_is_the_median_of_paired_window_ratios_with_its_ci() -> None:
     v2 = [200.0, 262.5, 142.5, 210.0, 250.0, 157.5]  # pair ratios 2.0 2.1 1.9 2.1 2.0 2.1
     rounds = [{"v1": a, "v2": b} if i % 2 == 0 else {"v2": b, "v1": a}
               for i, (a, b) in enumerate(zip(v1, v2, strict=True))]  # fmt: skip
-    results = build([make_run("read", rounds)], BenchmarkSettings(scenarios=("read",)))
+    results = build(
+        [make_run("read", rounds)], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",))
+    )
     read = results["ratios_vs_baseline"]["read"]["v2"]
     assert (read["ratio"], read["ci95_low"], read["ci95_high"], read["pairs"]) == (
         2.05,
@@ -88,7 +133,8 @@ def test_ratio_is_the_median_of_paired_window_ratios_with_its_ci() -> None:
     )
     assert read["ci95_half_width"] == pytest.approx(0.15 / 2.05, abs=1e-4)
     assert read["per_repeat"] == [{"repeat": 1, "pairs": 6, "ratio": 2.05}]
-    assert any("95% CI ±7.3% is wider than ±5%" in flag for flag in results["flags"])
+    assert read["flags"] == ["95% CI ±7.3% is wider than ±5%"]
+    assert any("95% CI wider than ±5%: READ v2/v1 ±7.3%." in flag for flag in results["flags"])
     v1_read = results["apps"]["v1"]["scenarios"]["read"]
     assert (v1_read["rps_median"], v1_read["rps_min"], v1_read["rps_max"]) == (100.0, 75.0, 125.0)
 
@@ -111,15 +157,18 @@ def test_steady_ratios_are_not_flagged() -> None:
 
 def test_too_few_pairs_for_a_ci_are_flagged() -> None:
     results = build([make_run("read", steady_rounds(100.0, 200.0, rounds=4))],
-                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+                    BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))  # fmt: skip
     ratio = results["ratios_vs_baseline"]["read"]["v2"]
     assert (ratio["ratio"], ratio["ci95_low"], ratio["pairs"]) == (2.0, None, 4)
-    assert any("4 pairs are too few" in flag for flag in results["flags"])
+    assert ratio["flags"] == ["4 pairs are too few for a 95% interval (need 6)"]
+    assert (
+        "READ v2/v1: too few pairs for a 95% interval (need 6); raise --pairs" in results["flags"]
+    )
 
 
 def test_failed_requests_are_flagged_and_never_throughput() -> None:
     results = build([make_run("read", steady_rounds(100.0, 300.0), failures=5)],
-                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+                    BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))  # fmt: skip
     read_v1 = results["apps"]["v1"]["scenarios"]["read"]
     assert read_v1["rps_median"] == 100.0  # 80 successes in 0.8 s; the 5 failures do not count
     assert read_v1["failures"] == 40
@@ -128,18 +177,18 @@ def test_failed_requests_are_flagged_and_never_throughput() -> None:
 
 def test_unsaturated_synthetic_windows_are_flagged() -> None:
     run = make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.7)
-    results = build([run], BenchmarkSettings(scenarios=("synthetic",)))
+    results = build([run], BenchmarkSettings(apps=TWO_ARMS, scenarios=("synthetic",)))
     flags = results["apps"]["v2"]["scenarios"]["synthetic"]["flags"]
     assert flags and "8 of 8 windows left the app's CPU under 90% busy (lowest 70%)" in flags[0]
     assert results["load_generator"]["synthetic_app_cpu_busy_min"] == 0.7
     saturated = build([make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.95)],
-                      BenchmarkSettings(scenarios=("synthetic",)))  # fmt: skip
+                      BenchmarkSettings(apps=TWO_ARMS, scenarios=("synthetic",)))  # fmt: skip
     assert saturated["flags"] == []
 
 
 def test_write_count_mismatch_is_flagged() -> None:
     results = build([make_run("write", steady_rounds(400.0, 400.0), lost_writes=2)],
-                    BenchmarkSettings(scenarios=("write",)))  # fmt: skip
+                    BenchmarkSettings(apps=TWO_ARMS, scenarios=("write",)))  # fmt: skip
     write_v1 = results["apps"]["v1"]["scenarios"]["write"]
     assert (write_v1["acknowledged_writes"], write_v1["new_rows"]) == (2560, 2558)
     assert any("write count mismatch (repeat 1): 2560 acknowledged, 2558 new rows" in flag
@@ -150,7 +199,7 @@ def test_failed_verification_publishes_no_number() -> None:
     lives = [make_life("v1", problems={"read": ["status 500, expected 200"]}), make_life("v2")]
     # v1 failed verification, so the run held v2's windows alone.
     run = make_run("read", [{"v2": 300.0}] * 8)
-    results = build([run], BenchmarkSettings(scenarios=("read",)), lives=lives)
+    results = build([run], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)), lives=lives)
     read_v1 = results["apps"]["v1"]["scenarios"]["read"]
     assert read_v1["rps_median"] is None and read_v1["p50_ms"] is None
     assert read_v1["flags"] == ["verification failed (repeat 1): status 500, expected 200"]
@@ -159,7 +208,7 @@ def test_failed_verification_publishes_no_number() -> None:
 
 def test_busy_load_generator_is_flagged() -> None:
     runs = [make_run("read", steady_rounds(100.0, 300.0), cpu_percent=95.0, cpu_warnings=2)]
-    results = build(runs, BenchmarkSettings(scenarios=("read",)))
+    results = build(runs, BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))
     assert "READ (repeat 1): load generator CPU-bound (2 locust warnings)" in results["flags"]
     assert "READ (repeat 1): load generator near its limit (locust at 95% CPU)" in results["flags"]
 
@@ -190,7 +239,9 @@ def test_cross_check_ratios_stand_beside_locusts_and_disagreement_is_flagged() -
         + make_run("synthetic", steady_rounds(100.0, 600.0)).windows  # 6x: 20% off
     )
     results = build_results(
-        settings=BenchmarkSettings(scenarios=("read", "synthetic"), cross_check=True),
+        settings=BenchmarkSettings(
+            apps=TWO_ARMS, scenarios=("read", "synthetic"), cross_check=True
+        ),
         lives=[make_life("v1"), make_life("v2")], runs=locust_runs, calibration=None,
         host={"cpu_model": "x", "cores": 2, "cores_available": 2, "memory_gib": 1.0,
               "os": "x", "python": "3.11"},
@@ -219,14 +270,14 @@ def test_without_the_cross_check_its_section_is_null() -> None:
 
 def test_an_arm_still_busy_in_the_next_window_is_flagged() -> None:
     spilled = build([make_run("read", steady_rounds(100.0, 300.0), other_arms_busy=0.2)],
-                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+                    BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))  # fmt: skip
     flags = spilled["apps"]["v2"]["scenarios"]["read"]["flags"]
     assert flags == [
         "in 8 of 8 windows another arm was still busy (up to 20% of a CPU): the "
         "previous arm's requests outlast the settling time; use fewer --users"
     ]
     quiet = build([make_run("read", steady_rounds(100.0, 300.0), other_arms_busy=0.04)],
-                  BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+                  BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))  # fmt: skip
     assert quiet["flags"] == []
 
 
@@ -235,7 +286,7 @@ def test_empty_windows_missing_warm_up_and_uncounted_failures_are_flagged() -> N
     run.windows[0] = replace(run.windows[0], requests=0, failures=0)  # v1 served nothing
     run.warmup_requests["v2"] = 0
     run.failures["v1"] = 3  # in warm-up or settling: none in the counted windows
-    results = build([run], BenchmarkSettings(scenarios=("read",)))
+    results = build([run], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))
     v1_flags = results["apps"]["v1"]["scenarios"]["read"]["flags"]
     assert "3 requests failed in warm-up or settling time" in v1_flags
     assert any(f.startswith("1 of 8 windows served no request") for f in v1_flags)
@@ -246,11 +297,11 @@ def test_empty_windows_missing_warm_up_and_uncounted_failures_are_flagged() -> N
 
 def test_other_programs_on_the_app_cpu_are_flagged() -> None:
     crowded = build([make_run("read", steady_rounds(100.0, 300.0), foreign_busy=0.5)],
-                    BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+                    BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))  # fmt: skip
     assert crowded["apps"]["v1"]["scenarios"]["read"]["flags"] == [
         "in 8 of 8 windows other programs used the app's CPU (up to 50% of it): something else "
         "is running (another ./test.sh?); stop it and rerun"]  # fmt: skip
     assert crowded["windows"][0]["foreign_cpu_s"] == 0.4
     quiet = build([make_run("read", steady_rounds(100.0, 300.0), foreign_busy=0.1)],
-                  BenchmarkSettings(scenarios=("read",)))  # fmt: skip
+                  BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))  # fmt: skip
     assert quiet["flags"] == []

@@ -1,4 +1,4 @@
-"""Both apps publish the same API: paths, methods, parameters and status codes."""
+"""Every arm publishes the same API: paths, methods, parameters and status codes."""
 
 from typing import Any
 
@@ -29,8 +29,8 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         name: httpx.get(f"{app.base_url}/openapi.json").json() for name, app in running_apps.items()
     }
     v1_operations = describe_operations(documents["v1"])
-    v2_operations = describe_operations(documents["v2"])
-    assert v1_operations == v2_operations
+    for name, document in documents.items():
+        assert describe_operations(document) == v1_operations, name
     assert set(v1_operations) == {
         ("GET", "/posts"),
         ("POST", "/posts"),

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from tests.app_processes import REPOSITORY_ROOT, app_command, find_free_port
+from tests.app_processes import APP_NAMES, REPOSITORY_ROOT, app_command, find_free_port
 
 
 def run_app_until_exit(app_name: str, database_url: str | None) -> subprocess.CompletedProcess[str]:
@@ -28,7 +28,7 @@ def app_error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("Pydantic v")]
 
 
-@pytest.mark.parametrize("app_name", ["v1", "v2"])
+@pytest.mark.parametrize("app_name", APP_NAMES)
 def test_start_without_database_url_names_the_variable(app_name: str) -> None:
     result = run_app_until_exit(app_name, None)
     assert result.returncode != 0
@@ -37,7 +37,7 @@ def test_start_without_database_url_names_the_variable(app_name: str) -> None:
     assert "DATABASE_URL is not set" in line
 
 
-@pytest.mark.parametrize("app_name", ["v1", "v2"])
+@pytest.mark.parametrize("app_name", APP_NAMES)
 def test_start_with_unreachable_database_names_the_host(app_name: str) -> None:
     result = run_app_until_exit(app_name, "postgresql://lab:secret@127.0.0.1:1/lab")
     assert result.returncode != 0
@@ -47,7 +47,7 @@ def test_start_with_unreachable_database_names_the_host(app_name: str) -> None:
     assert "secret" not in result.stderr
 
 
-@pytest.mark.parametrize("app_name", ["v1", "v2"])
+@pytest.mark.parametrize("app_name", APP_NAMES)
 def test_start_with_a_non_postgresql_url_is_refused(app_name: str) -> None:
     result = run_app_until_exit(app_name, "mysql://root@127.0.0.1/lab")
     assert result.returncode != 0

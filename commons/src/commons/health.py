@@ -6,6 +6,7 @@ from typing import Any
 import fastapi
 import psycopg
 import sqlalchemy
+import starlette
 from fastapi import APIRouter, Request, status
 from fastapi.responses import JSONResponse
 
@@ -16,6 +17,7 @@ def collect_versions(pydantic_version: str, pydantic_compiled: bool) -> dict[str
     return {
         "python": platform.python_version(),
         "fastapi": fastapi.__version__,
+        "starlette": starlette.__version__,
         "pydantic": pydantic_version,
         "pydantic_compiled": pydantic_compiled,
         "sqlalchemy": sqlalchemy.__version__,

@@ -11,7 +11,7 @@ import httpx
 
 from loadtest.memory import MemoryReading, read_tree_memory
 from loadtest.processes import BenchmarkError, ensure_port_free, start_process, stop_process
-from loadtest.settings import REPOSITORY_ROOT
+from loadtest.settings import ARMS, REPOSITORY_ROOT
 
 
 @dataclass
@@ -31,15 +31,23 @@ class RunningApp:
         return self.process.pid if self.process is not None else None
 
 
-def app_command(name: str, port: int, workers: int) -> list[str]:
-    python = REPOSITORY_ROOT / f"app_{name}" / ".venv" / "bin" / "python"
-    # Access logs are off: they would cost both apps the same CPU and measure logging, not
-    # Pydantic. The app's own python is used (not `uv run`) so memory is the app's alone.
+def arm_python(name: str) -> Path:
+    """The interpreter of the arm's own locked environment (not `uv run`: memory and start-up
+    are the app's alone)."""
+    return REPOSITORY_ROOT / ARMS[name].project / ".venv" / "bin" / "python"
+
+
+def uvicorn_arguments(name: str, port: int, workers: int) -> list[str]:
+    # Access logs are off: they would cost every arm the same CPU and measure logging, not
+    # Pydantic.
     return [
-        str(python), "-m", "uvicorn", f"app_{name}.main:app",
-        "--host", "127.0.0.1", "--port", str(port),
+        ARMS[name].module, "--host", "127.0.0.1", "--port", str(port),
         "--workers", str(workers), "--no-access-log", "--log-level", "warning",
     ]  # fmt: skip
+
+
+def app_command(name: str, port: int, workers: int) -> list[str]:
+    return [str(arm_python(name)), "-m", "uvicorn", *uvicorn_arguments(name, port, workers)]
 
 
 def start_app(
@@ -52,10 +60,15 @@ def start_app(
     log_path: Path,
     environment: dict[str, str],
     timeout_s: float = 60,
+    poll_s: float = 0.2,
+    command: list[str] | None = None,
 ) -> RunningApp:
-    ensure_port_free(port, f"app_{name}")
+    """Start the arm (with `command` instead of the usual uvicorn command line, if given) and
+    wait for its /health."""
+    what = ARMS[name].project
+    ensure_port_free(port, what)
     process = start_process(
-        app_command(name, port, workers),
+        command or app_command(name, port, workers),
         log_path=log_path,
         cpus=cpus,
         env={**environment, "DATABASE_URL": database_url},
@@ -67,10 +80,10 @@ def start_app(
         if process.poll() is None:
             return True
         last_line = (log_path.read_text(errors="replace").strip().splitlines() or ["?"])[-1]
-        raise BenchmarkError(f"app_{name} exited during start-up: {last_line}")
+        raise BenchmarkError(f"{what} exited during start-up: {last_line}")
 
     try:
-        versions = wait_for_health(base_url, is_alive, timeout_s, f"app_{name}")
+        versions = wait_for_health(base_url, is_alive, timeout_s, what, poll_s)
     except BaseException:  # Ctrl-C too: the app runs in its own session and would outlive us
         stop_process(process)
         raise
@@ -85,7 +98,7 @@ def start_app(
 
 
 def wait_for_health(
-    base_url: str, is_alive: Callable[[], bool], timeout_s: float, what: str
+    base_url: str, is_alive: Callable[[], bool], timeout_s: float, what: str, poll_s: float = 0.2
 ) -> dict[str, Any]:
     """Poll /health until it answers 200; returns the versions it reports."""
     deadline = time.monotonic() + timeout_s
@@ -96,5 +109,5 @@ def wait_for_health(
                 return response.json()["versions"]
         except httpx.TransportError:
             pass
-        time.sleep(0.2)
+        time.sleep(poll_s)
     raise BenchmarkError(f"{what} did not answer {base_url}/health within {timeout_s:.0f}s")

@@ -35,7 +35,8 @@ from loadtest.report import print_table, write_report
 from loadtest.results import build_results, link_latest, write_results
 from loadtest.scenarios import SCENARIOS, write_title
 from loadtest.schedule import WARMUP, Schedule, build_schedule
-from loadtest.settings import BenchmarkSettings
+from loadtest.settings import ARMS, BenchmarkSettings
+from loadtest.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
 from loadtest.verify import verify_scenario
 from loadtest.windows import (
     WindowCpu,
@@ -96,7 +97,13 @@ def planned_seconds(settings: BenchmarkSettings) -> float:
     load = settings.repeats * len(settings.scenarios) * (per_scenario + locust_start_s(settings))
     if settings.cross_check:
         load += sum(cross_check_seconds(settings, name) for name in CROSS_CHECK_SCENARIOS)
-    return load + (CALIBRATION_S if settings.calibrate else 0)
+    return load + (CALIBRATION_S if settings.calibrate else 0) + startup_seconds(settings)
+
+
+def startup_seconds(settings: BenchmarkSettings) -> float:
+    if settings.docker:
+        return 0.0
+    return SECONDS_PER_SAMPLE * settings.startup_samples * len(settings.apps)
 
 
 def locust_start_s(settings: BenchmarkSettings) -> float:
@@ -115,7 +122,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     cross_check_tool = ensure_wrk() if settings.cross_check else None
     if not settings.docker:
         for app_name in settings.apps:  # now, not minutes later
-            ensure_port_free(settings.ports[app_name], f"app_{app_name}")
+            ensure_port_free(settings.ports[app_name], ARMS[app_name].project)
     started_at = datetime.now(UTC)
     run_dir = settings.results_dir / started_at.strftime("%Y%m%dT%H%M%SZ")
     try:
@@ -139,6 +146,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     runs: list[ScenarioRun] = []
     cross_check_windows: list[WindowRecord] = []
     calibration: dict[str, Any] | None = None
+    startup: dict[str, StartupSamples] | None = None
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
     with ExitStack() as stack:
         database = (
@@ -161,6 +169,13 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
                     settings, pinning, run_dir / "calibration", progress, CALIBRATION_S,
                     environment,
                 )  # fmt: skip
+            if startup_seconds(settings):
+                progress.begin(f"start-up · {settings.startup_samples} fresh starts per app",
+                               startup_seconds(settings))  # fmt: skip
+                startup = measure_startup(
+                    settings, database.url, pinning.app_cpus if pinning.enabled else None,
+                    run_dir / "startup", environment, on_sample=progress.tick,
+                )  # fmt: skip
             for repeat in range(1, settings.repeats + 1):
                 repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
                     settings, repeat, database, pinning, run_dir, progress, environment
@@ -175,6 +190,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
         lives=lives,
         runs=runs,
         calibration=calibration,
+        startup=startup,
         host=host,
         database={"kind": database.kind, "server_version": database.server_version},
         pinning=pinning,
@@ -221,8 +237,8 @@ def run_repeat(
                 problems = verify_scenario(app.base_url, SCENARIOS[name], database.url, arm)
                 lives[arm].problems[name] = problems
                 if problems:
-                    progress.note(f"repeat {repeat} · app_{arm}: {name} FAILED verification: "
-                                  f"{problems[0]}")  # fmt: skip
+                    progress.note(f"repeat {repeat} · {ARMS[arm].project}: {name} FAILED "
+                                  f"verification: {problems[0]}")  # fmt: skip
         samplers = {arm: stack.enter_context(PeakMemorySampler(app.read_memory))
                     for arm, app in apps.items()}  # fmt: skip
         for name in settings.scenarios:
@@ -291,7 +307,7 @@ def start_arm(
         workers=settings.workers,
         database_url=database.url,
         cpus=pinning.app_cpus if pinning.enabled else None,
-        log_path=repeat_dir / f"app_{arm}.log",
+        log_path=repeat_dir / f"{ARMS[arm].project}.log",
         environment=environment,
     )
 
@@ -351,7 +367,10 @@ def measure_scenario(
     )
     for arm, app in apps.items():
         if app.process is not None and app.process.poll() is not None:
-            raise BenchmarkError(f"app_{arm} exited during the {name} scenario (see its app.log)")
+            raise BenchmarkError(
+                f"{ARMS[arm].project} exited during the {name} scenario (see "
+                f"{ARMS[arm].project}.log)"
+            )
     tallies = tally_by_name(locust.entries)
     warmup_requests = per_arm(tallies, "requests", WARMUP)
     run = ScenarioRun(

@@ -5,6 +5,7 @@ import signal
 import sys
 import tempfile
 from dataclasses import replace
+from itertools import combinations
 from pathlib import Path
 from typing import NoReturn
 
@@ -12,7 +13,7 @@ from rich.console import Console
 
 from loadtest.processes import BenchmarkError
 from loadtest.scenarios import READ_PER_PAGE, SCENARIO_NAMES
-from loadtest.settings import APP_NAMES, DEFAULT_PORTS, QUICK_OVERRIDES, BenchmarkSettings
+from loadtest.settings import APP_NAMES, ARMS, QUICK_OVERRIDES, BenchmarkSettings
 
 PROGRAM = "./test.sh"
 
@@ -35,11 +36,15 @@ class RemovedOption(argparse.Action):
         parser.error(f"{option_string} was replaced by {self.replacement}")
 
 
-def positive_int(text: str) -> int:
+def whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    value = whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
@@ -57,6 +62,13 @@ def port_number(text: str) -> int:
     value = positive_int(text)
     if value > 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a TCP port (1-65535)")
+    return value
+
+
+def sample_count(text: str) -> int:
+    value = whole_number(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{value} must be between 0 and 100")
     return value
 
 
@@ -99,16 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
     defaults = BenchmarkSettings()
     parser = OneLineParser(
         prog=PROGRAM,
-        description="Benchmark the Pydantic v1 and v2 apps with locust in paired, alternating "
-        "windows and print their ratios with 95% confidence intervals; results go to "
-        "results/<UTC timestamp>/ (results/latest is the newest).",
+        description="Benchmark the apps (v1: Pydantic 1; v2: Pydantic 2; v2-latest: Pydantic 2 "
+        "on the latest FastAPI) with locust in paired, alternating windows and print their "
+        "ratios with 95% confidence intervals; results go to results/<UTC timestamp>/ "
+        "(results/latest is the newest).",
     )
     parser.add_argument(
         "mode",
         nargs="?",
         choices=("run", "up", "dataset"),
         default="run",
-        help="run: the benchmark; up: PostgreSQL + both apps + the locust web UI until Ctrl-C; "
+        help="run: the benchmark; up: PostgreSQL + the apps + the locust web UI until Ctrl-C; "
         "dataset: empty the posts table of the database in DATABASE_URL, load the dataset, exit",
     )
     quick = BenchmarkSettings(**QUICK_OVERRIDES)
@@ -116,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--quick",
         action="store_true",
         help=f"a first look: {quick.pairs} pairs, {quick.repeats} repeat, "
-        f"{quick.warmup_s:g}s warm-up",
+        f"{quick.warmup_s:g}s warm-up, {quick.startup_samples} start-ups per app",
     )
     parser.add_argument(
         "--pairs",
@@ -150,7 +163,17 @@ def build_parser() -> argparse.ArgumentParser:
         type=dataset_size,
         help=f"posts in the database (default {defaults.dataset_size})",
     )
-    parser.add_argument("--apps", type=choice_list(APP_NAMES), help="apps to run (default v1,v2)")
+    parser.add_argument(
+        "--apps",
+        type=choice_list(APP_NAMES),
+        help=f"apps to run, comma-separated (default {','.join(defaults.apps)})",
+    )
+    parser.add_argument(
+        "--startup-samples",
+        type=sample_count,
+        help="fresh starts per app timed to the first /health, 0 to skip (default "
+        f"{defaults.startup_samples})",
+    )
     parser.add_argument(
         "--scenarios",
         type=choice_list(SCENARIO_NAMES),
@@ -172,18 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="skip measuring locust against a trivial endpoint",
     )
-    parser.add_argument(
-        "--port-v1",
-        type=port_number,
-        default=DEFAULT_PORTS["v1"],
-        help=f"port of app_v1 (default {DEFAULT_PORTS['v1']})",
-    )
-    parser.add_argument(
-        "--port-v2",
-        type=port_number,
-        default=DEFAULT_PORTS["v2"],
-        help=f"port of app_v2 (default {DEFAULT_PORTS['v2']})",
-    )
+    for arm in ARMS.values():
+        parser.add_argument(
+            f"--port-{arm.name}",
+            type=port_number,
+            default=arm.port,
+            help=f"port of {arm.name} ({arm.project}; default {arm.port})",
+        )
     parser.add_argument(
         "--docker",
         action="store_true",
@@ -215,6 +233,7 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
         "window_s": arguments.window,
         "warmup_s": arguments.warmup,
         "users": arguments.users,
+        "startup_samples": arguments.startup_samples,
         "dataset_size": arguments.dataset,
         "apps": arguments.apps,
         "scenarios": arguments.scenarios,
@@ -225,15 +244,17 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
     settings = replace(
         settings, **{key: value for key, value in explicit.items() if value is not None}
     )
-    if arguments.port_v1 == arguments.port_v2:
-        raise BenchmarkError(f"--port-v1 and --port-v2 are both {arguments.port_v1}")
+    ports = {arm: getattr(arguments, f"port_{arm.replace('-', '_')}") for arm in ARMS}
+    for arm, other in combinations(settings.apps, 2):
+        if ports[arm] == ports[other]:
+            raise BenchmarkError(f"--port-{arm} and --port-{other} are both {ports[arm]}")
     return replace(
         settings,
         pin=not arguments.no_pin,
         calibrate=not arguments.no_calibration,
         docker=arguments.docker,
         cross_check=arguments.cross_check,
-        ports={"v1": arguments.port_v1, "v2": arguments.port_v2},
+        ports=ports,
         results_dir=settings.results_dir.resolve(),
     )
 
@@ -275,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = build_parser().parse_args(argv)
     console = Console()
     if not console.is_terminal:
-        console = Console(width=120)  # logs and CI: wide enough that the table never wraps
+        console = Console(width=132)  # logs and CI: wide enough that three arms never wrap
     # SIGTERM tears down like Ctrl-C does: every `with`/`finally` below runs. SIGINT is set
     # explicitly too: a shell starts background jobs with it ignored, and Ctrl-C must still work.
     for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # HUP: terminal closed

@@ -14,7 +14,7 @@ from loadtest.apps import RunningApp, wait_for_health
 from loadtest.database import BenchmarkDatabase, prepare_schema
 from loadtest.memory import MemoryReading
 from loadtest.processes import BenchmarkError
-from loadtest.settings import DEFAULT_PORTS, REPOSITORY_ROOT, BenchmarkSettings
+from loadtest.settings import ARMS, DEFAULT_PORTS, REPOSITORY_ROOT, BenchmarkSettings
 
 COMPOSE_FILE = REPOSITORY_ROOT / "docker-compose.yml"
 UNIT_MIB = {"B": 1 / 1024**2, "KIB": 1 / 1024, "MIB": 1.0, "GIB": 1024.0,
@@ -66,8 +66,9 @@ def compose_database_url() -> str:
 def start_docker_stack(stack: ExitStack, settings: BenchmarkSettings) -> BenchmarkDatabase:
     ensure_docker_engine()
     if settings.ports != DEFAULT_PORTS:
-        raise BenchmarkError("--docker uses the ports in docker-compose.yml (8001, 8002)")
-    compose("build", *(f"app_{name}" for name in settings.apps))
+        ports = ", ".join(str(port) for port in DEFAULT_PORTS.values())
+        raise BenchmarkError(f"--docker uses the ports in docker-compose.yml ({ports})")
+    compose("build", *(ARMS[name].project for name in settings.apps))
     stack.callback(compose, "down", "--volumes", "--remove-orphans")
     compose("up", "--detach", "--wait", "db")
     database_url = compose_database_url()
@@ -76,7 +77,7 @@ def start_docker_stack(stack: ExitStack, settings: BenchmarkSettings) -> Benchma
 
 
 def start_container_app(name: str, base_url: str) -> RunningApp:
-    service = f"app_{name}"
+    service = ARMS[name].project
     # --force-recreate: a fresh process per cell, as in the local harness.
     compose("up", "--detach", "--wait", "--force-recreate", "--no-deps", service)
     container_id = compose("ps", "--quiet", service).strip()

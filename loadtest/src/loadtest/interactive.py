@@ -1,4 +1,4 @@
-"""`./test.sh up`: PostgreSQL with the dataset, both apps and the locust web UI, until Ctrl-C."""
+"""`./test.sh up`: PostgreSQL with the dataset, every app and the locust web UI, until Ctrl-C."""
 
 import os
 import time
@@ -12,14 +12,14 @@ from loadtest.database import provide_database
 from loadtest.dataset import load_dataset
 from loadtest.locust_runs import LOADTEST_DIR, LOCUST, LOCUSTFILE
 from loadtest.processes import BenchmarkError, ensure_port_free, start_process, stop_process
-from loadtest.settings import LOCUST_WEB_PORT, BenchmarkSettings
+from loadtest.settings import ARMS, LOCUST_WEB_PORT, BenchmarkSettings
 
 
 def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path) -> None:
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
     ensure_port_free(LOCUST_WEB_PORT, "the locust web UI", remedy="and retry")
     for app_name in settings.apps:
-        ensure_port_free(settings.ports[app_name], f"app_{app_name}")
+        ensure_port_free(settings.ports[app_name], ARMS[app_name].project)
     with ExitStack() as stack:
         database = provide_database(stack)
         load_dataset(database.url, settings.dataset_size)
@@ -31,7 +31,7 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
                 workers=settings.workers,
                 database_url=database.url,
                 cpus=None,
-                log_path=log_dir / f"app_{app_name}.log",
+                log_path=log_dir / f"{ARMS[app_name].project}.log",
                 environment=environment,
             )
             stack.callback(app.stop)
@@ -66,7 +66,9 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
         )
         for app in apps:
             console.print(
-                f"app_{app.name}: {app.base_url}/docs  (Pydantic {app.versions['pydantic']})"
+                f"{app.name:<9} {app.base_url}/docs  (Pydantic {app.versions['pydantic']}, "
+                f"FastAPI {app.versions['fastapi']})",
+                highlight=False,
             )
         console.print(
             f"locust web UI: http://127.0.0.1:{LOCUST_WEB_PORT}  — set Host to one of "
@@ -74,7 +76,7 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
             + "; pick ReadUser, SyntheticUser and/or WriteUser"
         )
         console.print("Press Ctrl-C to stop everything.")
-        watched = {f"app_{app.name}": app.process for app in apps} | {"locust": locust}
+        watched = {ARMS[app.name].project: app.process for app in apps} | {"locust": locust}
         while True:
             for name, process in watched.items():
                 if process.poll() is not None:

@@ -10,7 +10,9 @@ from loadtest.results import SATURATION_LIMIT
 from loadtest.scenarios import SCENARIOS
 
 FLAG_MARK = " ⚠"
-VERSION_LIBRARIES = ("python", "fastapi", "pydantic", "pydantic_compiled", "sqlalchemy", "psycopg")
+VERSION_LIBRARIES = (
+    "python", "fastapi", "starlette", "pydantic", "pydantic_compiled", "sqlalchemy", "psycopg",
+)  # fmt: skip
 
 
 def format_number(value: float | None, digits: int = 1) -> str:
@@ -30,9 +32,30 @@ def format_ratio_with_ci(figures: dict[str, Any] | None) -> str:
     return text + (FLAG_MARK if figures.get("flags") else "")
 
 
+def format_spread(figures: dict[str, Any] | None, key: str, digits: int) -> str:
+    """`median (min–max)` of a summarised figure, e.g. the start-up seconds."""
+    if not figures or figures.get(key) is None:
+        return "–"
+    text = format_number(figures[key], digits)
+    if figures[f"{key}_min"] != figures[f"{key}_max"]:
+        text += (f" ({format_number(figures[f'{key}_min'], digits)}–"
+                 f"{format_number(figures[f'{key}_max'], digits)})")  # fmt: skip
+    return text
+
+
+def arm_heading(results: dict[str, Any], arm: str, separator: str) -> str:
+    """The arm's name with the two versions that tell the arms apart."""
+    versions = results["apps"][arm]["versions"]
+    if not versions:
+        return arm
+    return separator.join(
+        [arm, f"Pydantic {versions['pydantic']}", f"FastAPI {versions['fastapi']}"]
+    )
+
+
 def title(results: dict[str, Any]) -> str:
     settings = results["settings"]
-    arms = " vs ".join(f"Pydantic {arm}" for arm in results["apps"])
+    arms = " vs ".join(results["apps"])
     repeats = settings["repeats"]
     return (
         f"{arms} — {settings['users']} users, {settings['pairs']} pairs of "
@@ -41,11 +64,13 @@ def title(results: dict[str, Any]) -> str:
     )
 
 
-def table_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def table_rows(
+    results: dict[str, Any], separator: str = " · "
+) -> tuple[list[str], list[list[str]]]:
     """Header and rows: one metric a row, one column an arm (ratios in the arms' columns)."""
     arms = list(results["apps"])
     baseline = results["settings"]["baseline"]
-    header = ["metric", *(f"Pydantic {arm}" for arm in arms)]
+    header = ["metric", *(arm_heading(results, arm, separator) for arm in arms)]
     rows: list[list[str]] = []
 
     def scenario(arm: str, name: str) -> dict[str, Any]:
@@ -77,6 +102,13 @@ def table_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                     *("baseline" if arm == baseline
                       else format_ratio_with_ci(cross_check[name].get(arm)) for arm in arms),
                 ])  # fmt: skip
+        for key, figures in results.get("ratios_between_arms", {}).get(name, {}).items():
+            arm, reference = key.split("/")
+            rows.append([
+                f"{label} {arm}/{reference} [95% CI]",
+                *(format_ratio_with_ci(figures) if column == arm
+                  else "reference" if column == reference else "" for column in arms),
+            ])  # fmt: skip
         rows.append([
             f"{label} p50 / p95 / p99 ms",
             *(" / ".join(format_number(scenario(arm, name)[p], 0)
@@ -92,6 +124,20 @@ def table_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                  if with_database else "")
               for arm in arms),
         ])  # fmt: skip
+    startups = [results["apps"][arm].get("startup") for arm in arms]
+    if any(startups):
+        rows.append(
+            [
+                "start-up to first /health, s",
+                *(format_spread(figures, "to_health_s", 2) for figures in startups),
+            ]
+        )
+        rows.append(
+            [
+                "import of the app module, s",
+                *(format_spread(figures, "import_s", 2) for figures in startups),
+            ]
+        )
     for moment in ("idle", "peak", "after"):
         cells = []
         for arm in arms:
@@ -131,7 +177,7 @@ def load_generator_lines(results: dict[str, Any]) -> list[str]:
 
 
 def print_table(results: dict[str, Any], console: Console) -> None:
-    header, rows = table_rows(results)
+    header, rows = table_rows(results, separator="\n")
     flags = results["flags"]
     table = Table(
         title=title(results),
@@ -170,7 +216,7 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
     ]
     flags = results["flags"] or ["none"]
     order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
-    text = f"""# {" vs ".join(f"Pydantic {arm}" for arm in arms)} — benchmark report
+    text = f"""# {" vs ".join(arms)} — benchmark report
 
 {title(results)}. Run {results["started_at"][:19]} → {results["finished_at"][:19]} UTC \
 ({results["elapsed_s"]:.0f}s).
@@ -188,7 +234,10 @@ neighbouring windows, with its exact 95% confidence interval for the median (ord
 statistics). Latency percentiles are over every counted request; CPU per request is the app's
 process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
 is the app's process tree (RSS, with USS in brackets), median over repeats: idle after
-start-up, peak under load, after load. A ⚠ marks a flagged cell.
+start-up, peak under load, after load. Start-up is median (min–max) over fresh starts of each
+arm, in turn, from launch to the first 200 on `/health`; the import is `import <app module>`
+inside those starts (it builds the app and opens its first database connection). A ⚠ marks a
+flagged cell.
 
 {chr(10).join(load_generator_lines(results))}
 
@@ -214,7 +263,7 @@ start-up, peak under load, after load. A ⚠ marks a flagged cell.
 
 ## Versions
 
-{markdown_table(["library", *(f"app_{arm}" for arm in arms)], versions_rows)}
+{markdown_table(["library", *arms], versions_rows)}
 
 ## Host
 

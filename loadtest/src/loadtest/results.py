@@ -1,4 +1,4 @@
-"""results.json (schema_version 2, see README): the window records, and what they say per arm,
+"""results.json (schema_version 3, see README): the window records, and what they say per arm,
 per scenario and per pair of arms, with settings, versions, host facts and flags."""
 
 import json
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from loadtest.cross_check import AGREEMENT_LIMIT
 from loadtest.scenarios import SCENARIOS
+from loadtest.settings import ARMS
 from loadtest.stats import (
     ci_half_width,
     median_with_ci,
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
     from loadtest.benchmark import ArmLife, ScenarioRun
     from loadtest.pinning import PinningPlan
     from loadtest.settings import BenchmarkSettings
+    from loadtest.startup import StartupSamples
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # A ratio is published to within about ±5%: a wider 95% interval is flagged.
 CI_HALF_WIDTH_LIMIT = 0.05
 # In the synthetic scenario the app alone should be the limit: a window in which it kept less
@@ -92,20 +94,35 @@ def ratio_results(windows: list[WindowRecord], scenario: str, arm: str, baseline
     }
 
 
-def ratio_flags(scenario: str, arm: str, baseline: str, figures: dict[str, Any]) -> list[str]:
-    label = f"{SCENARIOS[scenario].label} {arm}/{baseline}"
+def ratio_flags(figures: dict[str, Any]) -> list[str]:
+    """What is wrong with one ratio's interval, in a few words (kept with the ratio)."""
     if not figures["ratio"]:  # no pairs, or an arm served nothing (flagged with its windows)
         return []
     if figures["ci95_half_width"] is None:
-        return [f"{label}: {figures['pairs']} pairs are too few for a 95% interval (need 6); "
-                "raise --pairs"]  # fmt: skip
+        return [f"{figures['pairs']} pairs are too few for a 95% interval (need 6)"]
     if figures["ci95_half_width"] > CI_HALF_WIDTH_LIMIT:
         return [
-            f"{label}: 95% CI ±{figures['ci95_half_width']:.1%} is wider than "
-            f"±{CI_HALF_WIDTH_LIMIT:.0%}: the machine's speed moved within the pairs; rerun when "
-            "it is quieter, or add pairs (--pairs, --repeats) to narrow it"
+            f"95% CI ±{figures['ci95_half_width']:.1%} is wider than ±{CI_HALF_WIDTH_LIMIT:.0%}"
         ]
     return []
+
+
+def ratio_summary_flags(flagged: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """One line for every ratio whose interval is too wide, one for those with too few pairs
+    (a --quick run on a busy machine flags most ratios, and nine lines would say one thing)."""
+    few = [label for label, figures in flagged if figures["ci95_half_width"] is None]
+    wide = [f"{label} ±{figures['ci95_half_width']:.1%}" for label, figures in flagged
+            if figures["ci95_half_width"] is not None]  # fmt: skip
+    flags = []
+    if few:
+        flags.append(f"{', '.join(few)}: too few pairs for a 95% interval (need 6); raise --pairs")
+    if wide:
+        flags.append(
+            f"95% CI wider than ±{CI_HALF_WIDTH_LIMIT:.0%}: {', '.join(wide)}. The machine's speed "
+            "moved within the pairs, or there were too few of them; rerun when it is quieter, "
+            "or add pairs (--pairs, --repeats) to narrow them"
+        )
+    return flags
 
 
 def scenario_results(
@@ -264,6 +281,20 @@ def memory_results(lives: list["ArmLife"]) -> dict[str, Any]:
     return memory
 
 
+def startup_results(samples: "StartupSamples | None") -> dict[str, Any] | None:
+    """Median (min–max) over the fresh starts, with every sample kept."""
+    if samples is None:
+        return None
+    figures: dict[str, Any] = {"samples": len(samples.to_health_s)}
+    for key, values in (("to_health_s", samples.to_health_s), ("import_s", samples.import_s)):
+        summary = summarize(values)
+        figures[key] = round_or_none(summary["median"], 3)
+        figures[f"{key}_min"] = round_or_none(summary["min"], 3)
+        figures[f"{key}_max"] = round_or_none(summary["max"], 3)
+        figures[f"{key}_samples"] = [round(value, 3) for value in values]
+    return figures
+
+
 def locust_results(runs: list["ScenarioRun"], load_cores: int) -> tuple[list[dict], list[str]]:
     entries, flags = [], []
     for run in runs:
@@ -294,6 +325,7 @@ def build_results(
     runs: list["ScenarioRun"],
     calibration: dict[str, Any] | None,
     host: dict[str, Any],
+    startup: "dict[str, StartupSamples] | None" = None,
     database: dict[str, Any],
     pinning: "PinningPlan",
     started_at: datetime,
@@ -313,22 +345,29 @@ def build_results(
                 [r for r in windows if r.arm == arm and r.scenario == name],
                 arm_lives, [run for run in runs if run.scenario == name],
             )  # fmt: skip
-            flags += [f"app_{arm} {name}: {flag}" for flag in scenarios[name]["flags"]]
+            flags += [f"{ARMS[arm].project} {name}: {flag}" for flag in scenarios[name]["flags"]]
         apps[arm] = {
             "versions": next((life.versions for life in arm_lives if life.versions), {}),
             "memory": memory_results(arm_lives),
+            "startup": startup_results((startup or {}).get(arm)),
             "scenarios": scenarios,
         }
     ratios: dict[str, dict[str, Any]] = {}
+    between: dict[str, dict[str, Any]] = {}  # the extra comparisons, keyed "arm/reference"
     baseline = settings.baseline
+    flagged_ratios = []
     for name in settings.scenarios:
-        ratios[name] = {}
-        for arm in settings.apps:
-            if baseline is None or arm == baseline:
-                continue
-            ratios[name][arm] = ratio_results(windows, name, arm, baseline)
-            ratios[name][arm]["flags"] = ratio_flags(name, arm, baseline, ratios[name][arm])
-            flags += ratios[name][arm]["flags"]
+        ratios[name], between[name] = {}, {}
+        for arm, reference in settings.comparisons:
+            figures = ratio_results(windows, name, arm, reference)
+            figures["flags"] = ratio_flags(figures)
+            if figures["flags"]:
+                flagged_ratios.append((f"{SCENARIOS[name].label} {arm}/{reference}", figures))
+            if reference == baseline:
+                ratios[name][arm] = figures
+            else:
+                between[name][f"{arm}/{reference}"] = figures
+    flags += ratio_summary_flags(flagged_ratios)
     cross_check = None
     if cross_check_tool is not None:
         cross_check, cross_check_flags = cross_check_results(
@@ -377,6 +416,7 @@ def build_results(
         "load_generator": load_generator,
         "apps": apps,
         "ratios_vs_baseline": ratios,
+        "ratios_between_arms": between,
         "cross_check": cross_check,
         "flags": flags,
         "windows": [record.as_dict() for record in windows],

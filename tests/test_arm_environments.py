@@ -1,0 +1,38 @@
+"""The arms' locked environments differ only where the experiment says they do."""
+
+import tomllib
+from pathlib import Path
+
+REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
+# FastAPI is what v2-latest moves; Starlette and FastAPI's new dependencies come with it.
+MOVED_WITH_FASTAPI = {"fastapi", "starlette"}
+
+
+def locked_versions(project: str) -> dict[str, str]:
+    lock = tomllib.loads((REPOSITORY_ROOT / project / "uv.lock").read_text())
+    return {
+        package["name"]: package["version"]
+        for package in lock["package"]
+        if package.get("source", {}).get("registry")  # the project's own packages are editable
+    }
+
+
+def test_v2_latest_locks_the_same_versions_as_v2_except_fastapi() -> None:
+    v2, latest = locked_versions("app_v2"), locked_versions("app_v2_latest")
+    assert {"pydantic", "pydantic-core", "uvicorn", "sqlalchemy"} <= v2.keys()
+    changed = {name for name in v2.keys() & latest.keys() if v2[name] != latest[name]}
+    assert changed <= MOVED_WITH_FASTAPI, changed
+    assert "fastapi" in changed
+    assert v2.keys() <= latest.keys(), "v2-latest lost a package v2 has"
+
+
+def test_v1_and_v2_lock_the_same_fastapi() -> None:
+    assert locked_versions("app_v1")["fastapi"] == locked_versions("app_v2")["fastapi"]
+
+
+def test_v2_latest_has_no_code_of_its_own() -> None:
+    """One copy of the app: v2-latest runs app_v2's module from its own environment."""
+    project = tomllib.loads((REPOSITORY_ROOT / "app_v2_latest/pyproject.toml").read_text())
+    assert project["tool"]["uv"]["package"] is False
+    assert project["tool"]["uv"]["sources"]["app-v2"]["path"] == "../app_v2"
+    assert not (REPOSITORY_ROOT / "app_v2_latest" / "src").exists()
