@@ -179,7 +179,7 @@ def test_unsaturated_synthetic_windows_are_flagged() -> None:
     run = make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.7)
     results = build([run], BenchmarkSettings(apps=TWO_ARMS, scenarios=("synthetic",)))
     flags = results["apps"]["v2"]["scenarios"]["synthetic"]["flags"]
-    assert flags and "8 of 8 windows left the app's CPU under 90% busy (lowest 70%)" in flags[0]
+    assert flags and "8 of 8 windows left the app's CPU under 90% busy (lowest 70.0%)" in flags[0]
     assert results["load_generator"]["synthetic_app_cpu_busy_min"] == 0.7
     saturated = build([make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.95)],
                       BenchmarkSettings(apps=TWO_ARMS, scenarios=("synthetic",)))  # fmt: skip

@@ -179,7 +179,7 @@ def scenario_results(
         if unsaturated:
             flags.append(
                 f"{len(unsaturated)} of {len(busy)} windows left the app's CPU under "
-                f"{SATURATION_LIMIT:.0%} busy (lowest {min(unsaturated):.0%}): something else "
+                f"{SATURATION_LIMIT:.0%} busy (lowest {min(unsaturated):.1%}): something else "
                 "limited them (the load generator, or other programs on the machine)"
             )
     figures: dict[str, Any] = {
