@@ -1,5 +1,7 @@
 """GET /health, /docs, and what happens when the database goes away under a running app."""
 
+import re
+
 import httpx
 import pytest
 
@@ -62,6 +64,21 @@ def test_docs_and_openapi_are_served(client: httpx.Client) -> None:
     docs = client.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
     assert client.get("/openapi.json").json()["info"]["title"].startswith("Pydantic v")
+
+
+@pytest.mark.parametrize(
+    ("page", "assets"),
+    [("/docs", ("swagger-ui-bundle.js", "swagger-ui.css")), ("/redoc", ("redoc.standalone.js",))],
+)
+def test_interactive_docs_need_no_network(client: httpx.Client, page: str, assets) -> None:
+    """Swagger UI and ReDoc load their JavaScript and CSS from the app, not from a CDN."""
+    html = client.get(page).text
+    sources = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert sources and not [source for source in sources if "://" in source], sources
+    for asset in assets:
+        [url] = [source for source in sources if source.endswith(asset)]
+        response = client.get(url)
+        assert response.status_code == 200 and len(response.content) > 100_000, url
 
 
 @pytest.mark.parametrize("app_name", APP_NAMES)

@@ -7,6 +7,7 @@ from fastapi import FastAPI, Request, status
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
@@ -34,7 +35,8 @@ def build_app(
         print(f"{title}: {error}", file=sys.stderr)
         raise SystemExit(1) from None
 
-    app = FastAPI(title=title, version=pydantic_version)
+    # /docs and /redoc from assets in the installed wheel, not a CDN: they work offline.
+    app = FastAPIOffline(title=title, version=pydantic_version)
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))
