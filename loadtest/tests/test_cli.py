@@ -32,6 +32,12 @@ def test_quick_preset_yields_to_explicit_options() -> None:
     assert settings_for("--quick", "--startup-samples", "0").startup_samples == 0
 
 
+def test_dataset_size_keeps_its_old_name_and_the_ui_port_is_an_option() -> None:
+    assert settings_for("--dataset-size", "150").dataset_size == 150
+    assert settings_for("--dataset", "150").dataset_size == 150  # the first name still works
+    assert settings_for().ui_port == 8089 and settings_for("--ui-port", "9189").ui_port == 9189
+
+
 def test_same_port_for_two_apps_is_refused() -> None:
     with pytest.raises(BenchmarkError, match="--port-v2 and --port-v2-latest are both 9000"):
         settings_for("--port-v2-latest", "9000", "--port-v2", "9000")
@@ -80,7 +86,8 @@ def test_help_lists_every_option() -> None:
     for option in ("--quick", "--repeats", "--pairs", "--window", "--warmup", "--users",
                    "--dataset", "--apps", "--scenarios", "--workers", "--no-pin",
                    "--load-processes", "--cross-check", "--startup-samples", "--port-v1",
-                   "--port-v2", "--port-v2-latest"):  # fmt: skip
+                   "--port-v2", "--port-v2-latest", "--dataset-size", "--ui-port",
+                   "report"):  # fmt: skip
         assert option in help_text
 
 

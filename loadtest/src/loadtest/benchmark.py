@@ -26,6 +26,7 @@ from loadtest.database import BenchmarkDatabase, provide_database
 from loadtest.dataset import count_posts_titled, load_dataset
 from loadtest.docker_stack import ensure_docker_engine, start_container_app, start_docker_stack
 from loadtest.host import host_facts
+from loadtest.html_report import write_html_report
 from loadtest.locust_runs import STOP_TIMEOUT_S, LocustRun, locust_command, run_locust
 from loadtest.memory import MemoryReading, PeakMemorySampler
 from loadtest.pinning import PinningPlan, pin_process_tree, plan_pinning
@@ -201,9 +202,10 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     )
     write_results(run_dir, results)
     write_report(run_dir, results)
+    write_html_report(run_dir, results)
     link_latest(settings.results_dir, run_dir)
     print_table(results, console)
-    console.print(f"\nWrote {run_dir}/results.json and report.md", highlight=False)
+    console.print(f"\nWrote {run_dir}/results.json, report.md and report.html", highlight=False)
     return run_dir
 
 

@@ -1,6 +1,7 @@
 """Command line of ./test.sh: parse options, run the benchmark or `up`, fail in one line."""
 
 import argparse
+import shutil
 import signal
 import sys
 import tempfile
@@ -13,7 +14,13 @@ from rich.console import Console
 
 from loadtest.processes import BenchmarkError
 from loadtest.scenarios import READ_PER_PAGE, SCENARIO_NAMES
-from loadtest.settings import APP_NAMES, ARMS, QUICK_OVERRIDES, BenchmarkSettings
+from loadtest.settings import (
+    APP_NAMES,
+    ARMS,
+    LOCUST_WEB_PORT,
+    QUICK_OVERRIDES,
+    BenchmarkSettings,
+)
 
 PROGRAM = "./test.sh"
 
@@ -119,11 +126,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "mode",
         nargs="?",
-        choices=("run", "up", "dataset"),
+        choices=("run", "up", "dataset", "report"),
         default="run",
         help="run: the benchmark; up: PostgreSQL + the apps + the locust web UI until Ctrl-C; "
-        "dataset: empty the posts table of the database in DATABASE_URL, load the dataset, exit",
+        "dataset: empty the posts table of the database in DATABASE_URL, load the dataset, exit; "
+        "report RUN_DIR [RUN_DIR]: rebuild a run's report.md and report.html from its "
+        "results.json, or compare two runs",
     )
+    parser.add_argument("run_dirs", nargs="*", type=Path, metavar="RUN_DIR", help=argparse.SUPPRESS)
     quick = BenchmarkSettings(**QUICK_OVERRIDES)
     parser.add_argument(
         "--quick",
@@ -159,7 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--users", type=positive_int, help=f"concurrent locust users (default {defaults.users})"
     )
     parser.add_argument(
-        "--dataset",
+        "--dataset-size",
+        "--dataset",  # its first name, kept working
+        dest="dataset_size",
         type=dataset_size,
         help=f"posts in the database (default {defaults.dataset_size})",
     )
@@ -203,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"port of {arm.name} ({arm.project}; default {arm.port})",
         )
     parser.add_argument(
+        "--ui-port",
+        type=port_number,
+        default=LOCUST_WEB_PORT,
+        help=f"port of the locust web UI in the up mode (default {LOCUST_WEB_PORT})",
+    )
+    parser.add_argument(
         "--docker",
         action="store_true",
         help="run the same benchmark against docker-compose.yml (needs a Docker engine)",
@@ -234,7 +252,7 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
         "warmup_s": arguments.warmup,
         "users": arguments.users,
         "startup_samples": arguments.startup_samples,
-        "dataset_size": arguments.dataset,
+        "dataset_size": arguments.dataset_size,
         "apps": arguments.apps,
         "scenarios": arguments.scenarios,
         "workers": arguments.workers,
@@ -255,6 +273,7 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
         docker=arguments.docker,
         cross_check=arguments.cross_check,
         ports=ports,
+        ui_port=arguments.ui_port,
         results_dir=settings.results_dir.resolve(),
     )
 
@@ -284,6 +303,22 @@ def load_dataset_into_configured_database(settings: BenchmarkSettings, console: 
     console.print(f"Loaded {settings.dataset_size:,} posts.")
 
 
+def check_run_dirs(arguments: argparse.Namespace) -> None:
+    if arguments.mode == "report":
+        if not 1 <= len(arguments.run_dirs) <= 2:
+            raise BenchmarkError(
+                "report takes one run directory (rebuild its reports) or two (compare them), "
+                "e.g. ./test.sh report results/latest"
+            )
+        for run_dir in arguments.run_dirs:
+            if not run_dir.is_dir():
+                raise BenchmarkError(f"{run_dir} is not a directory")
+    elif arguments.run_dirs:
+        words = " ".join(str(run_dir) for run_dir in arguments.run_dirs)
+        raise BenchmarkError(f"unexpected argument(s) {words!r}: only the report mode takes run "
+                             "directories")  # fmt: skip
+
+
 def start_teardown(*_: object) -> NoReturn:
     """First Ctrl-C, SIGTERM or SIGHUP: tear down. Further ones are ignored so teardown can
     finish."""
@@ -303,17 +338,26 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal_number, start_teardown)
     try:
         settings = settings_from_arguments(arguments)
-        if arguments.mode == "dataset":
+        check_run_dirs(arguments)
+        if arguments.mode == "report":
+            from loadtest.report_mode import rebuild_reports
+
+            rebuild_reports(arguments.run_dirs, settings.results_dir, console)
+        elif arguments.mode == "dataset":
             load_dataset_into_configured_database(settings, console)
         elif arguments.mode == "up":
             from loadtest.interactive import run_interactive
 
             log_dir = Path(tempfile.mkdtemp(prefix="pglab-up-"))
+            keep_logs = False
             try:
                 run_interactive(settings, console, log_dir)
+            except BenchmarkError:
+                keep_logs = any(log_dir.iterdir())  # something failed: its logs say why
+                raise
             finally:
-                if not any(log_dir.iterdir()):  # nothing was started: no logs worth keeping
-                    log_dir.rmdir()
+                if not keep_logs:
+                    shutil.rmtree(log_dir, ignore_errors=True)
         else:
             from loadtest.benchmark import run_benchmark
 

@@ -12,12 +12,12 @@ from loadtest.database import provide_database
 from loadtest.dataset import load_dataset
 from loadtest.locust_runs import LOADTEST_DIR, LOCUST, LOCUSTFILE
 from loadtest.processes import BenchmarkError, ensure_port_free, start_process, stop_process
-from loadtest.settings import ARMS, LOCUST_WEB_PORT, BenchmarkSettings
+from loadtest.settings import ARMS, BenchmarkSettings
 
 
 def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path) -> None:
     environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
-    ensure_port_free(LOCUST_WEB_PORT, "the locust web UI", remedy="and retry")
+    ensure_port_free(settings.ui_port, "the locust web UI", remedy="or pick another with --ui-port")
     for app_name in settings.apps:
         ensure_port_free(settings.ports[app_name], ARMS[app_name].project)
     with ExitStack() as stack:
@@ -46,7 +46,7 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
                 "--web-host",
                 "127.0.0.1",
                 "--web-port",
-                str(LOCUST_WEB_PORT),
+                str(settings.ui_port),
                 "--host",
                 apps[0].base_url,
                 "--users",
@@ -61,7 +61,8 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
         stack.callback(stop_process, locust)
         console.print(
             f"PostgreSQL {database.server_version} ({database.kind}), "
-            f"{settings.dataset_size:,} posts. Logs in {log_dir}",
+            f"{settings.dataset_size:,} posts. The apps' and locust's logs are in {log_dir} "
+            "(removed on Ctrl-C, kept if something fails)",
             highlight=False,
         )
         for app in apps:
@@ -71,9 +72,13 @@ def run_interactive(settings: BenchmarkSettings, console: Console, log_dir: Path
                 highlight=False,
             )
         console.print(
-            f"locust web UI: http://127.0.0.1:{LOCUST_WEB_PORT}  — set Host to one of "
-            + ", ".join(app.base_url for app in apps)
-            + "; pick ReadUser, SyntheticUser and/or WriteUser"
+            f"locust web UI: http://127.0.0.1:{settings.ui_port}\n"
+            "  In it: set Host to the app to load ("
+            + ", ".join(f"{app.name} {app.base_url}" for app in apps)
+            + f"; it starts on {apps[0].name}'s), and under User classes keep ONE of ReadUser "
+            "(READ), SyntheticUser (READ synthetic), WriteUser (WRITE): all three start ticked, "
+            "and ticked together they mix the scenarios.",
+            highlight=False,
         )
         console.print("Press Ctrl-C to stop everything.")
         watched = {ARMS[app.name].project: app.process for app in apps} | {"locust": locust}

@@ -60,6 +60,7 @@ class BenchmarkSettings:
     calibrate: bool = True
     docker: bool = False  # against docker-compose.yml instead of local processes
     cross_check: bool = False  # READ and READ synthetic again with wrk
+    ui_port: int = LOCUST_WEB_PORT  # the up mode's locust web UI
 
     @property
     def baseline(self) -> str | None:
