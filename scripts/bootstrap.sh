@@ -12,13 +12,23 @@ ensure_uv() {
   # A private venv (git-ignored .tools/) works on any Python, including Debian's system one,
   # which refuses `pip install --user` (PEP 668).
   echo "uv not found; installing uv $UV_VERSION from PyPI into .tools/uv ..." >&2
-  if ! { python3 -m venv "$TOOLS_DIR/uv" >&2 \
-         && "$TOOLS_DIR/uv/bin/python" -m pip install --quiet "uv==$UV_VERSION" >&2; }; then
-    rm -rf "$TOOLS_DIR/uv"
+  local log
+  log="$(mktemp)"
+  # Ctrl-C (or a kill) half-way leaves nothing behind: the next run starts clean.
+  trap 'rm -rf "$TOOLS_DIR/uv" "$log"; echo "interrupted: .tools/uv removed" >&2; exit 130' \
+    INT TERM
+  # pip's output (index warnings and all) is shown only if the install fails.
+  if ! { python3 -m venv "$TOOLS_DIR/uv" >"$log" 2>&1 \
+         && "$TOOLS_DIR/uv/bin/python" -m pip install --quiet --disable-pip-version-check \
+              "uv==$UV_VERSION" >"$log" 2>&1; }; then
+    cat "$log" >&2
+    rm -rf "$TOOLS_DIR/uv" "$log"
     echo "error: could not install uv (needs python3 with the venv module, e.g. Debian's" \
          "python3-venv); install uv yourself (https://docs.astral.sh/uv/) and retry" >&2
     exit 1
   fi
+  rm -f "$log"
+  trap - INT TERM
   hash -r
 }
 

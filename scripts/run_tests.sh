@@ -14,5 +14,6 @@ uv run --locked --project commons ruff format --check .
 echo "== tests: commons and every app (tests/)"
 uv run --locked --project commons pytest "$@"
 
-echo "== tests: the benchmark harness (loadtest/tests/)"
-uv run --locked --project loadtest pytest loadtest/tests "$@"
+echo "== tests: the benchmark harness (loadtest/tests/; a few real runs of a minute or two each)"
+# -v: a line per test, so the long end-to-end runs do not look like a hang.
+uv run --locked --project loadtest pytest -v loadtest/tests "$@"

@@ -32,6 +32,12 @@ def port_options(**fixed: int) -> list[str]:
     ]
 
 
+def only_run(results_dir: Path) -> Path:
+    """The one run directory a test's run wrote (results/latest moves for complete runs only)."""
+    [run_dir] = [path for path in results_dir.iterdir() if path.is_dir() and not path.is_symlink()]
+    return run_dir
+
+
 def runner_command(*argv: str) -> list[str]:
     return [sys.executable, "-m", "loadtest", *argv]
 

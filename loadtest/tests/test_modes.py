@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from commons.embedded_postgres import embedded_postgres
-from tests.runner import TINY_RUN, lab_processes, port_options, run_runner
+from tests.runner import TINY_RUN, lab_processes, only_run, port_options, run_runner
 
 
 def docker_engine_answers() -> bool:
@@ -32,13 +32,20 @@ def test_docker_mode_without_an_engine_is_one_line_and_writes_nothing(tmp_path) 
 def test_dataset_mode_loads_the_same_rows_every_time() -> None:
     with embedded_postgres() as server:
         for _ in range(2):  # a second load replaces, never appends
-            result = run_runner("dataset", "--dataset", "150", DATABASE_URL=server.url)
+            result = run_runner("dataset", "--dataset-size", "150", DATABASE_URL=server.url)
             assert result.returncode == 0, result.stderr
             assert "Loaded 150 posts." in result.stdout
         with psycopg.connect(server.url) as connection:
             row = connection.execute("SELECT count(*), min(id), max(id) FROM posts").fetchone()
             titles = connection.execute("SELECT title FROM posts ORDER BY id LIMIT 2").fetchall()
+            dates = connection.execute(
+                "SELECT count(*) FILTER (WHERE created_at <= updated_at AND updated_at <= "
+                "published_at), min(published_at), max(published_at) FROM posts"
+            ).fetchone()
     assert row == (150, 1, 150)
+    # Realistic dates: written, then edited, then published; 2020 on, scheduled ones in 2030.
+    assert dates[0] == 150
+    assert (dates[1].year, dates[2].year) == (2020, 2030)
     assert [title for (title,) in titles] == ["Post number 1", "Post number 2"]
 
 
@@ -58,7 +65,7 @@ def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
         *port_options(),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    results = json.loads((tmp_path / "latest" / "results.json").read_text())
+    results = json.loads((only_run(tmp_path) / "results.json").read_text())
     assert results["settings"]["load_processes"] == 2
     assert results["load_generator"]["load_processes"] == 2
     for app in ("v1", "v2"):
@@ -70,7 +77,9 @@ def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
     for name in ("read", "synthetic", "write"):
         assert results["ratios_vs_baseline"][name]["v2"]["pairs"] == 6
     assert all(window["requests"] > 0 for window in results["windows"])
-    log = (tmp_path / "latest" / "runs" / "01" / "read.log").read_text()
+    # Two of three apps: not a complete comparison, so results/latest stays where it was.
+    assert not (tmp_path / "latest").exists() and "results/latest was not moved" in result.stdout
+    log = (only_run(tmp_path) / "runs" / "01" / "read.log").read_text()
     assert "2 workers connected" in log
     assert lab_processes() - before == set()
 
@@ -90,7 +99,7 @@ def test_cross_check_measures_again_with_wrk_in_paired_windows(tmp_path) -> None
         *port_options(),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    results = json.loads((tmp_path / "latest" / "results.json").read_text())
+    results = json.loads((only_run(tmp_path) / "results.json").read_text())
     cross = results["cross_check"]
     assert cross["tool"].startswith("wrk")
     for name in ("read", "synthetic"):

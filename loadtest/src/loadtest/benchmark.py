@@ -34,9 +34,9 @@ from loadtest.processes import BenchmarkError, ensure_port_free
 from loadtest.progress import ProgressDisplay
 from loadtest.report import print_table, write_report
 from loadtest.results import build_results, link_latest, write_results
-from loadtest.scenarios import SCENARIOS, write_title
+from loadtest.scenarios import SCENARIO_NAMES, SCENARIOS, write_title
 from loadtest.schedule import WARMUP, Schedule, build_schedule
-from loadtest.settings import ARMS, BenchmarkSettings
+from loadtest.settings import APP_NAMES, ARMS, BenchmarkSettings
 from loadtest.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
 from loadtest.verify import verify_scenario
 from loadtest.windows import (
@@ -203,9 +203,14 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     write_results(run_dir, results)
     write_report(run_dir, results)
     write_html_report(run_dir, results)
-    link_latest(settings.results_dir, run_dir)
+    complete = settings.apps == APP_NAMES and settings.scenarios == SCENARIO_NAMES
+    if complete:
+        link_latest(settings.results_dir, run_dir)
     print_table(results, console)
     console.print(f"\nWrote {run_dir}/results.json, report.md and report.html", highlight=False)
+    if not complete:
+        console.print("results/latest was not moved: it points at the newest run of every app "
+                      "and scenario, and this one ran fewer.", highlight=False)  # fmt: skip
     return run_dir
 
 

@@ -5,21 +5,24 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 
-FIRST_PUBLISHED_AT = datetime(2020, 1, 1, tzinfo=UTC)
-CREATED_AT = datetime(2019, 12, 1, tzinfo=UTC)
-SCHEDULED_EVERY = 10  # every tenth post is scheduled far in the future (is_published false)
-SCHEDULED_OFFSET = timedelta(days=100 * 365)
+FIRST_PUBLISHED_AT = datetime(2020, 1, 1, tzinfo=UTC)  # then one post an hour, into 2021
+WRITTEN_BEFORE = timedelta(days=2)  # each post is created two days before it is published ...
+EDITED_BEFORE = timedelta(days=1)  # ... and last edited the day before
+SCHEDULED_EVERY = 10  # every tenth post is scheduled years ahead (is_published false) ...
+SCHEDULED_OFFSET = timedelta(days=10 * 365)  # ... in 2030-2031
 BODY = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. "
 
 
 def dataset_rows(size: int) -> Iterator[tuple[datetime, datetime, datetime, str, str]]:
+    """(created_at, updated_at, published_at, title, content): created ≤ updated ≤ published."""
     for number in range(1, size + 1):
-        published_at = FIRST_PUBLISHED_AT + timedelta(hours=number)
+        written_for = FIRST_PUBLISHED_AT + timedelta(hours=number)
+        published_at = written_for
         if number % SCHEDULED_EVERY == 0:
             published_at += SCHEDULED_OFFSET
         yield (
-            CREATED_AT,
-            CREATED_AT,
+            written_for - WRITTEN_BEFORE,
+            written_for - EDITED_BEFORE,
             published_at,
             f"Post number {number}",
             f"Post {number}. " + BODY * (1 + number % 4),
