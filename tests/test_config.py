@@ -36,11 +36,27 @@ def test_parse_database_url_keeps_socket_host_parameter() -> None:
         ("mysql://root@localhost/db", "must be a PostgreSQL URL"),
         ("postgresql+asyncpg://u@h/db", "not supported"),
         ("not a url", "not a valid URL"),
+        ("postgresql://u@127.0.0.1:abc/x", r"not a valid URL \(check the host and port\)"),
+        ("postgresql://u@[::1:5432/x", r"not a valid URL \(check the host and port\)"),
+        ("postgresql://u@h:99999/db", "port 99999 is not a TCP port"),
+        ("postgresql://", "names no database"),
+        ("postgresql://u:p@h:5432/", "names no database"),
     ],
 )
 def test_parse_database_url_rejects_other_databases(raw_url: str, message_part: str) -> None:
     with pytest.raises(ConfigurationError, match=message_part):
         parse_database_url(raw_url)
+
+
+@pytest.mark.parametrize(
+    "raw_url",
+    ["lab:S3CRETPW@127.0.0.1:1/lab", "postgresql://lab:S3CRETPW@127.0.0.1:abc/lab",
+     "mysql://lab:S3CRETPW@h/db", "postgresql://lab:S3CRETPW@h:5432"],
+)  # fmt: skip
+def test_errors_never_show_the_password(raw_url: str) -> None:
+    with pytest.raises(ConfigurationError) as error:
+        parse_database_url(raw_url)
+    assert "S3CRETPW" not in str(error.value) and "\n" not in str(error.value)
 
 
 def test_load_settings_requires_database_url(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,3 +53,21 @@ def test_start_with_a_non_postgresql_url_is_refused(app_name: str) -> None:
     assert result.returncode != 0
     [line] = app_error_lines(result.stderr)
     assert "must be a PostgreSQL URL" in line
+
+
+@pytest.mark.parametrize("app_name", APP_NAMES)
+@pytest.mark.parametrize(
+    ("database_url", "message"),
+    [
+        ("postgresql://lab:S3CRETPW@127.0.0.1:abc/lab", "check the host and port"),
+        ("postgresql://lab:S3CRETPW@[::1:5432/lab", "check the host and port"),
+        ("lab:S3CRETPW@127.0.0.1:1/lab", "not a valid URL"),
+        ("postgresql://", "names no database"),
+    ],
+)
+def test_a_malformed_url_is_one_line_without_the_password(app_name, database_url, message) -> None:
+    result = run_app_until_exit(app_name, database_url)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "S3CRETPW" not in result.stderr
+    [line] = app_error_lines(result.stderr)
+    assert message in line

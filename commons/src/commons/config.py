@@ -7,6 +7,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 EXAMPLE_DATABASE_URL = "postgresql://postgres:postgres@127.0.0.1:5432/postgres"
+URL_SHAPE = "postgresql://user:password@host:port/database"
 
 
 class ConfigurationError(Exception):
@@ -21,10 +22,12 @@ class Settings:
 
 
 def parse_database_url(raw_url: str) -> URL:
-    """Accept `postgresql://`, `postgres://` and `postgresql+psycopg://` URLs; use psycopg 3."""
+    """Accept `postgresql://`, `postgres://` and `postgresql+psycopg://` URLs; use psycopg 3.
+
+    Errors are one line and never repeat the URL itself: it may hold a password."""
     scheme, separator, rest = raw_url.strip().partition("://")
     if not separator:
-        raise ConfigurationError(f"DATABASE_URL is not a valid URL: {raw_url!r}")
+        raise ConfigurationError(f"DATABASE_URL is not a valid URL: expected {URL_SHAPE}")
     backend, _, driver = scheme.partition("+")
     if backend not in ("postgresql", "postgres"):
         raise ConfigurationError(
@@ -37,8 +40,18 @@ def parse_database_url(raw_url: str) -> URL:
         )
     try:
         url = make_url(f"postgresql+psycopg://{rest}")
-    except ArgumentError as error:
-        raise ConfigurationError(f"DATABASE_URL is not a valid URL: {error}") from None
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        raise ConfigurationError(
+            f"DATABASE_URL is not a valid URL (check the host and port): expected {URL_SHAPE}"
+        ) from None
+    if url.port is not None and not 1 <= url.port <= 65535:
+        raise ConfigurationError(f"DATABASE_URL's port {url.port} is not a TCP port (1-65535)")
+    if not url.database:
+        # libpq would fall back to a database named after the user, on whatever server its
+        # defaults reach: never what was meant.
+        raise ConfigurationError(
+            f"DATABASE_URL names no database; give one at the end: {URL_SHAPE}"
+        )
     return url
 
 
