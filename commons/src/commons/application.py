@@ -18,6 +18,7 @@ from commons.database import (
     create_schema,
     create_session_factory,
 )
+from commons.error_bodies import bounded_errors
 from commons.health import build_health_router, collect_versions
 from commons.routes import SchemaSet, build_posts_router
 
@@ -51,16 +52,19 @@ class EscapedJSONResponse(JSONResponse):
     """JSON with non-ASCII characters escaped (equivalent JSON, always encodable)."""
 
     def render(self, content: object) -> bytes:
-        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        # allow_nan=False: strict JSON or an error here, never a bare NaN in a response.
+        return json.dumps(
+            content, ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode("ascii")
 
 
 async def answer_validation_error(request: Request, error: Exception) -> JSONResponse:
-    """FastAPI's own 422 body, escaped: Pydantic 2 echoes the input in each error, and an input
-    with a lone surrogate (valid JSON "\\ud800") cannot be encoded as UTF-8, which turned the
-    422 into a 500."""
+    """FastAPI's own 422 body, escaped (Pydantic 2 echoes the input in each error, and an input
+    with a lone surrogate, valid JSON "\\ud800", cannot be encoded as UTF-8, which turned the
+    422 into a 500), and bounded: echoed inputs cut down, NaN spelled out (error_bodies.py)."""
     assert isinstance(error, RequestValidationError)
     return EscapedJSONResponse(
-        {"detail": jsonable_encoder(error.errors())},
+        {"detail": bounded_errors(jsonable_encoder(error.errors()))},
         status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
 
