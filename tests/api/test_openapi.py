@@ -40,7 +40,13 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         ("DELETE", "/posts/{post_id}"),
         ("GET", "/health"),
     }
-    assert v1_operations[("POST", "/posts")]["status_codes"] == ["201", "422"]
+    assert v1_operations[("POST", "/posts")]["status_codes"] == ["201", "413", "422"]
+    assert v1_operations[("PUT", "/posts/{post_id}")]["status_codes"] == [
+        "200",
+        "404",
+        "413",
+        "422",
+    ]
     assert v1_operations[("DELETE", "/posts/{post_id}")]["status_codes"] == ["204", "404", "422"]
     assert v1_operations[("GET", "/health")]["status_codes"] == ["200", "503"]
 

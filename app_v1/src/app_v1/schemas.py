@@ -4,9 +4,14 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, validator
+from pydantic import BaseModel, Field, validator
 
-from commons.input_rules import reject_unstorable_text, to_utc
+from commons.input_rules import (
+    CONTENT_MAX_LENGTH,
+    TITLE_MAX_LENGTH,
+    reject_unstorable_text,
+    to_utc,
+)
 
 
 class Order(StrEnum):
@@ -15,8 +20,8 @@ class Order(StrEnum):
 
 
 class PostIn(BaseModel):
-    title: str
-    content: str
+    title: str = Field(max_length=TITLE_MAX_LENGTH)
+    content: str = Field(max_length=CONTENT_MAX_LENGTH)
     published_at: datetime
 
     _published_at_in_utc = validator("published_at", allow_reuse=True)(to_utc)

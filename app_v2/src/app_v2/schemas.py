@@ -3,9 +3,14 @@
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, computed_field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
-from commons.input_rules import reject_unstorable_text, to_utc
+from commons.input_rules import (
+    CONTENT_MAX_LENGTH,
+    TITLE_MAX_LENGTH,
+    reject_unstorable_text,
+    to_utc,
+)
 
 
 class Order(StrEnum):
@@ -14,8 +19,8 @@ class Order(StrEnum):
 
 
 class PostIn(BaseModel):
-    title: str
-    content: str
+    title: str = Field(max_length=TITLE_MAX_LENGTH)
+    content: str = Field(max_length=CONTENT_MAX_LENGTH)
     published_at: datetime
 
     _published_at_in_utc = field_validator("published_at")(to_utc)

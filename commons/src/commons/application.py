@@ -11,6 +11,7 @@ from fastapi_offline import FastAPIOffline
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
+from commons.body_limit import BodySizeLimit
 from commons.config import ConfigurationError, load_settings
 from commons.database import (
     DatabaseUnavailableError,
@@ -42,6 +43,7 @@ def build_app(
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))
     app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
+    app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
     app.add_exception_handler(RequestValidationError, answer_validation_error)
     for connection_error in (OperationalError, InterfaceError, PoolTimeoutError):
         app.add_exception_handler(connection_error, answer_database_error)

@@ -19,6 +19,7 @@ class Settings:
     database_url: URL
     pool_size: int
     max_overflow: int
+    max_body_bytes: int = 1024 * 1024  # larger request bodies get 413 (MAX_BODY_BYTES)
 
 
 def parse_database_url(raw_url: str) -> URL:
@@ -95,4 +96,5 @@ def load_settings() -> Settings:
         database_url=parse_database_url(raw_url),
         pool_size=_read_positive_int("DB_POOL_SIZE", 10),
         max_overflow=_read_positive_int("DB_MAX_OVERFLOW", 10),
+        max_body_bytes=_read_positive_int("MAX_BODY_BYTES", 1024 * 1024),
     )

@@ -2,6 +2,10 @@
 
 from datetime import UTC, datetime
 
+# Bounds on stored text, in characters: published in OpenAPI by both schema layers, a 422 beyond.
+TITLE_MAX_LENGTH = 300
+CONTENT_MAX_LENGTH = 100_000
+
 
 def to_utc(moment: datetime) -> datetime:
     """Naive means UTC. Raises ValueError (a 422 in both majors) rather than OverflowError."""

@@ -19,6 +19,10 @@ MAX_PAGE = 1_000_000
 PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Posts per page.")]
 PostId = Annotated[int, Path(description="The post's id.")]
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "Post not found"}}
+# Bodies are refused before they are read whole (commons/body_limit.py).
+TOO_LARGE: dict[int | str, dict[str, Any]] = {
+    413: {"description": "Request body over MAX_BODY_BYTES (1 MiB unless configured)"}
+}
 
 
 @dataclass(frozen=True)
@@ -76,12 +80,14 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
         """Read one post."""
         return get_visible_post(session, post_id)
 
-    @router.post("/posts", response_model=PostOut, status_code=status.HTTP_201_CREATED)
+    @router.post(
+        "/posts", response_model=PostOut, status_code=status.HTTP_201_CREATED, responses=TOO_LARGE
+    )
     def create_post(session: SessionDep, post_in: PostIn) -> Any:
         """Create a post."""
         return crud.create_post(session=session, post_in=post_in)
 
-    @router.put("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND)
+    @router.put("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND | TOO_LARGE)
     def update_post(session: SessionDep, post_id: PostId, post_in: PostIn) -> Any:
         """Replace a post's title, content and publication time."""
         post = get_visible_post(session, post_id)
