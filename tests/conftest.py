@@ -1,4 +1,4 @@
-"""Fixtures: a real PostgreSQL (embedded unless DATABASE_URL is set), both apps, HTTP clients."""
+"""Fixtures: a real PostgreSQL (embedded unless DATABASE_URL is set), every app, HTTP clients."""
 
 import os
 from collections.abc import Iterator

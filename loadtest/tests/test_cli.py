@@ -11,7 +11,7 @@ from loadtest.processes import BenchmarkError
 
 
 def settings_for(*argv: str):
-    return settings_from_arguments(build_parser().parse_args(list(argv)))
+    return settings_from_arguments(build_parser().parse_intermixed_args(list(argv)))
 
 
 def test_defaults_match_the_documented_run() -> None:
@@ -43,6 +43,13 @@ def test_same_port_for_two_apps_is_refused() -> None:
         settings_for("--port-v2-latest", "9000", "--port-v2", "9000")
     # An app that does not run does not need a port of its own.
     assert settings_for("--apps", "v1,v2", "--port-v2-latest", "8002").ports["v2-latest"] == 8002
+
+
+def test_conflicting_or_pointless_options_are_refused() -> None:
+    with pytest.raises(BenchmarkError, match="--ui-port and --port-v1 are both 8001"):
+        settings_for("up", "--ui-port", "8001")
+    with pytest.raises(BenchmarkError, match="--cross-check compares each app with v1"):
+        settings_for("--cross-check", "--apps", "v2,v2-latest")
 
 
 def test_comparisons_follow_the_arms_that_run() -> None:

@@ -15,6 +15,7 @@ from loadtest.charts import ARM_COLOURS
 from loadtest.html_report import write_html_report
 from loadtest.settings import BenchmarkSettings
 from loadtest.startup import StartupSamples
+from tests.factories import make_run
 from tests.runner import run_runner
 from tests.test_results import build, steady_runs, three_arm_rounds
 
@@ -23,8 +24,6 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 def three_arm_results() -> dict:
     settings = BenchmarkSettings(scenarios=("read",), pairs=9)
-    from tests.factories import make_run
-
     startup = {arm: StartupSamples([1.2, 1.3, 1.4], [1.0, 1.1, 1.2]) for arm in settings.apps}
     return build([make_run("read", three_arm_rounds(100.0, 200.0, 300.0))], settings,
                  startup=startup)  # fmt: skip
@@ -53,11 +52,38 @@ def test_report_mode_rebuilds_a_run_and_compares_two(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (first / "report.html").exists() and (first / "report.md").exists()
     assert "READ ratio to v1 [95% CI]" in result.stdout
-    result = run_runner("report", str(first), str(second), "--results-dir", str(tmp_path))
+    # Options may come between the run directories.
+    result = run_runner("report", str(first), "--results-dir", str(tmp_path), str(second))
     assert result.returncode == 0, result.stderr
     comparison = tmp_path / "compare-20260101T000000Z-vs-20260102T000000Z.html"
     assert comparison.read_text().count("<svg") == 1
     assert "READ v2/v1 [95% CI]" in result.stdout
+    # The second run's third arm is kept, though the first run lacks it.
+    assert "READ v2-latest/v2 [95% CI]" in result.stdout and "v2-latest start-up" in result.stdout
+
+
+def test_report_mode_reads_a_schema_2_run(tmp_path: Path) -> None:
+    results = build(steady_runs())
+    results["schema_version"] = 2
+    del results["ratios_between_arms"]
+    for figures in results["apps"].values():
+        del figures["startup"]
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    result = run_runner("report", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "report.html").read_text().count("<svg") == 5  # no start-up chart
+
+
+def test_runs_without_ratios_draw_no_ratio_chart(tmp_path: Path) -> None:
+    single = build([make_run("read", [{"v2": 300.0}] * 8)],
+                   BenchmarkSettings(apps=("v2",), scenarios=("read",)))  # fmt: skip
+    assert "Paired ratios" not in write_html_report(tmp_path, single).read_text()
+    assert not (tmp_path / "ratios.svg").exists()
+    rounds = [{"v2": 300.0, "v2-latest": 330.0}] * 8
+    pair = build([make_run("read", rounds)],
+                 BenchmarkSettings(apps=("v2", "v2-latest"), scenarios=("read",)))  # fmt: skip
+    write_html_report(tmp_path, pair)
+    assert (tmp_path / "ratios.svg").exists()  # v2-latest/v2 is a ratio too
 
 
 @pytest.mark.parametrize(
@@ -69,14 +95,17 @@ def test_report_mode_rebuilds_a_run_and_compares_two(tmp_path: Path) -> None:
         (["{old}"], "has schema_version 1; this version reads 2 and 3"),
         (["{broken}"], "cannot read"),
         (["{old}", "{old}"], "both arguments are the same run"),
+        (["{mangled}"], "a results.json lacks or mangles a field the report needs"),
     ],
 )
 def test_report_mode_errors_are_one_line(tmp_path: Path, arguments, message: str) -> None:
-    for name, content in (("empty", None), ("old", '{"schema_version": 1}'), ("broken", "{")):
+    for name, content in (("empty", None), ("old", '{"schema_version": 1}'), ("broken", "{"),
+                          ("mangled", '{"schema_version": 3}')):  # fmt: skip
         (tmp_path / name).mkdir()
         if content is not None:
             (tmp_path / name / "results.json").write_text(content)
-    argv = [argument.format(**{n: str(tmp_path / n) for n in ("empty", "old", "broken")})
+    names = ("empty", "old", "broken", "mangled")
+    argv = [argument.format(**{n: str(tmp_path / n) for n in names})
             for argument in arguments]  # fmt: skip
     result = run_runner("report", *argv)
     assert result.returncode == 1

@@ -128,9 +128,10 @@ def test_cross_check_without_wrk_is_one_line(tmp_path) -> None:
 
 @pytest.mark.parametrize("mode", ["dataset", "run"])
 def test_a_malformed_database_url_is_one_line_without_the_password(mode: str, tmp_path) -> None:
-    result = run_runner(mode, *(["--results-dir", str(tmp_path)] if mode == "run" else []),
-                        DATABASE_URL="postgresql://lab:S3CRETPW@127.0.0.1:abc/lab")  # fmt: skip
+    options = ["--results-dir", str(tmp_path / "results"), *port_options()] if mode == "run" else []
+    result = run_runner(mode, *options, DATABASE_URL="postgresql://lab:S3CRETPW@127.0.0.1:abc/lab")
     assert result.returncode == 1
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("./test.sh: error: DATABASE_URL is not a valid URL")
     assert "S3CRETPW" not in result.stderr + result.stdout
+    assert not (tmp_path / "results").exists()  # refused before anything was created

@@ -1,4 +1,4 @@
-"""The API contract, run against both apps over HTTP: every endpoint and its status codes."""
+"""The API contract, run against every app (arm) over HTTP: every endpoint and its status codes."""
 
 from datetime import UTC, datetime, timedelta
 

@@ -1,4 +1,4 @@
-"""Bad input: every case is a 422 with field-level detail from both apps, never a 5xx."""
+"""Bad input: every case is a 422 with field-level detail from every app, never a 5xx."""
 
 import json
 

@@ -22,7 +22,7 @@ from loadtest.cross_check import (
     cross_check_seconds,
     ensure_wrk,
 )
-from loadtest.database import BenchmarkDatabase, provide_database
+from loadtest.database import BenchmarkDatabase, check_configured_url, provide_database
 from loadtest.dataset import count_posts_titled, load_dataset
 from loadtest.docker_stack import ensure_docker_engine, start_container_app, start_docker_stack
 from loadtest.host import host_facts
@@ -120,6 +120,8 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     """Run everything, write results/<timestamp>/, print the table; returns the run directory."""
     if settings.docker:
         ensure_docker_engine()  # before anything is written or started
+    if not settings.docker:
+        check_configured_url()
     cross_check_tool = ensure_wrk() if settings.cross_check else None
     if not settings.docker:
         for app_name in settings.apps:  # now, not minutes later

@@ -239,18 +239,20 @@ def startup_chart(results: dict[str, Any]) -> str | None:
 
 def run_comparison_chart(runs: list[tuple[str, dict[str, Any]]]) -> str:
     """Two runs' ratios side by side, each with its CI (e.g. before and after an upgrade)."""
-    first = runs[0][1]
-    scenarios = [name for name in first["settings"]["scenarios"]
-                 if all(name in other["settings"]["scenarios"] for _, other in runs)]  # fmt: skip
-    labels = [label for label, _ in comparisons(first)
-              if all(label in dict(comparisons(results)) for _, results in runs)]  # fmt: skip
+    scenarios = list(
+        dict.fromkeys(name for _, results in runs for name in results["settings"]["scenarios"])
+    )
+    labels = list(dict.fromkeys(
+        label for _, results in runs for label, _ in comparisons(results)))  # fmt: skip
     slots = [(label, run_index) for label in labels for run_index in range(len(runs))]
     width = 0.8 / max(len(slots), 1)
     figure, ax = plt.subplots(figsize=(3.4 * len(scenarios) + 1.5, 4.0))
     for position, (label, run_index) in enumerate(slots):
         name_of_run, results = runs[run_index]
-        figures_of = dict(comparisons(results))[label]
+        figures_of = dict(comparisons(results)).get(label)
         for index, name in enumerate(scenarios):
+            if figures_of is None or name not in results["settings"]["scenarios"]:
+                continue  # this run lacks that ratio
             figures = figures_of(name)
             if not figures or figures["ratio"] is None:
                 continue

@@ -17,6 +17,7 @@ from loadtest.scenarios import READ_PER_PAGE, SCENARIO_NAMES
 from loadtest.settings import (
     APP_NAMES,
     ARMS,
+    BASELINE,
     LOCUST_WEB_PORT,
     QUICK_OVERRIDES,
     BenchmarkSettings,
@@ -121,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark the apps (v1: Pydantic 1; v2: Pydantic 2; v2-latest: Pydantic 2 "
         "on the latest FastAPI) with locust in paired, alternating windows and print their "
         "ratios with 95% confidence intervals; results go to results/<UTC timestamp>/ "
-        "(results/latest is the newest).",
+        "(results/latest is the newest run of every app and scenario).",
     )
     parser.add_argument(
         "mode",
@@ -266,6 +267,13 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
     for arm, other in combinations(settings.apps, 2):
         if ports[arm] == ports[other]:
             raise BenchmarkError(f"--port-{arm} and --port-{other} are both {ports[arm]}")
+    if arguments.mode == "up":
+        for arm in settings.apps:
+            if ports[arm] == arguments.ui_port:
+                raise BenchmarkError(f"--ui-port and --port-{arm} are both {ports[arm]}")
+    if arguments.cross_check and BASELINE not in settings.apps:
+        raise BenchmarkError(f"--cross-check compares each app with {BASELINE}; add {BASELINE} "
+                             "to --apps")  # fmt: skip
     return replace(
         settings,
         pin=not arguments.no_pin,
@@ -328,7 +336,8 @@ def start_teardown(*_: object) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> int:
-    arguments = build_parser().parse_args(argv)
+    # Intermixed: `report --results-dir D RUN_A RUN_B` puts options among the run directories.
+    arguments = build_parser().parse_intermixed_args(argv)
     console = Console()
     if not console.is_terminal:
         console = Console(width=132)  # logs and CI: wide enough that three arms never wrap

@@ -34,6 +34,16 @@ class BenchmarkDatabase:
     server_pid: int | None  # embedded only: the postmaster, to pin it
 
 
+def check_configured_url() -> None:
+    """A malformed DATABASE_URL fails now, before a run creates anything (one line)."""
+    configured_url = os.environ.get("DATABASE_URL", "").strip()
+    if configured_url:
+        try:
+            parse_database_url(configured_url)
+        except ConfigurationError as error:
+            raise BenchmarkError(str(error)) from None
+
+
 def provide_database(stack: ExitStack) -> BenchmarkDatabase:
     """Start or reach the server, then (re)create the benchmark database with its schema."""
     configured_url = os.environ.get("DATABASE_URL", "").strip()

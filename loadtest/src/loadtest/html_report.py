@@ -44,6 +44,18 @@ def page(heading: str, body: str) -> str:
     )
 
 
+def ratio_figure(results: dict[str, Any]) -> str:
+    """The main chart, when the run has any ratio at all (a single-arm run has none)."""
+    if not charts.comparisons(results):
+        return ""
+    return figure(
+        charts.ratio_chart(results),
+        "Each ratio is an arm's r/s over another arm's in the same round (hatched: not over the "
+        "baseline), the median of the paired ratios with its exact 95% CI; grey: the reference "
+        "experiment's published v2/v1 ratios (it also changed FastAPI, on its own machine).",
+    )
+
+
 def settings_rows(results: dict[str, Any]) -> list[list[str]]:
     settings = results["settings"]
     order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
@@ -82,17 +94,7 @@ def run_page(results: dict[str, Any]) -> str:
     body = f"""
 <p>{escape(title(results))}. Run {escape(results["started_at"][:19])} →
 {escape(results["finished_at"][:19])} UTC ({results["elapsed_s"]:.0f} s).</p>
-{
-        figure(
-            charts.ratio_chart(results),
-            "Each arm's r/s over v1's in the same round (hatched: "
-            "v2-latest over v2), median of the paired ratios with its exact 95% CI; grey: the "
-            "reference experiment's published v2/v1 ratios (it also changed FastAPI, on its own "
-            "machine).",
-        )
-        if results["settings"]["baseline"] or results.get("ratios_between_arms")
-        else ""
-    }
+{ratio_figure(results)}
 <h2>Summary</h2>
 {html_table(header, rows)}
 <p class="note">r/s: median of windows (min–max). Ratio: median of paired window ratios, 95% CI
@@ -142,7 +144,7 @@ def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
     """report.html, and the main chart alone as ratios.svg (for a README or a slide)."""
     path = run_dir / "report.html"
     path.write_text(run_page(results))
-    if results["settings"]["baseline"]:
+    if charts.comparisons(results):
         (run_dir / "ratios.svg").write_text(charts.ratio_chart(results))
     return path
 
@@ -154,9 +156,13 @@ def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], 
 
     header = ["metric", *(name for name, _ in runs)]
     rows = []
-    first = runs[0][1]
-    for name in first["settings"]["scenarios"]:
-        for label, _ in charts.comparisons(first):
+    # Everything either run has: comparing an old two-arm run with a new three-arm one keeps
+    # the new arm's rows (with "–" for the run that lacks them).
+    scenarios = union(results["settings"]["scenarios"] for _, results in runs)
+    labels = union([label for label, _ in charts.comparisons(results)] for _, results in runs)
+    arms = union(results["apps"] for _, results in runs)
+    for name in scenarios:
+        for label in labels:
             cells = []
             for _, results in runs:
                 figures_of = dict(charts.comparisons(results)).get(label)
@@ -164,16 +170,21 @@ def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], 
                 cells.append(format_ratio_with_ci(figures_of(name)) if figures_of and in_run
                              else "–")  # fmt: skip
             rows.append([f"{SCENARIOS[name].label} {label} [95% CI]", *cells])
-    for arm in first["apps"]:
+    for arm in arms:
         cells = [format_spread((results["apps"].get(arm) or {}).get("startup"), "to_health_s", 2)
                  for _, results in runs]  # fmt: skip
         rows.append([f"{arm} start-up to first /health, s", *cells])
-    for arm in first["apps"]:
+    for arm in arms:
         cells = [str((results["apps"].get(arm) or {}).get("versions", {}).get("fastapi", "–"))
                  + " / " + str((results["apps"].get(arm) or {}).get("versions", {})
                                .get("pydantic", "–")) for _, results in runs]  # fmt: skip
         rows.append([f"{arm} FastAPI / Pydantic", *cells])
     return header, rows
+
+
+def union(groups) -> list:  # noqa: ANN001 - any iterables of names
+    """Every name in any group, in the order first seen."""
+    return list(dict.fromkeys(name for group in groups for name in group))
 
 
 def comparison_page(runs: list[tuple[str, dict[str, Any]]]) -> str:

@@ -36,6 +36,17 @@ def run_name(run_dir: Path) -> str:
 
 
 def rebuild_reports(run_dirs: list[Path], results_dir: Path, console: Console) -> Path:
+    try:
+        return build_reports(run_dirs, results_dir, console)
+    except (KeyError, TypeError, AttributeError, IndexError) as error:
+        # A results.json of a readable version whose content does not match it.
+        raise BenchmarkError(f"a results.json lacks or mangles a field the report needs "
+                             f"({type(error).__name__}: {error})") from None  # fmt: skip
+    except OSError as error:
+        raise BenchmarkError(f"cannot write the report: {error}".splitlines()[0]) from None
+
+
+def build_reports(run_dirs: list[Path], results_dir: Path, console: Console) -> Path:
     if len(run_dirs) == 1:
         [run_dir] = run_dirs
         results = load_results(run_dir)

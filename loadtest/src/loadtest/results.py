@@ -394,7 +394,7 @@ def build_results(
     plain_settings = {
         key: (list(value) if isinstance(value, tuple) else value)
         for key, value in asdict(settings).items()
-        if key not in ("results_dir", "pin", "calibrate")
+        if key not in ("results_dir", "pin", "calibrate", "ui_port")
     }
     return {
         "schema_version": SCHEMA_VERSION,

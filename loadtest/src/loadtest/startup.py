@@ -84,8 +84,10 @@ def measure_startup(
                 log_path=log_path, environment=environment, poll_s=HEALTH_POLL_S,
                 command=timed_start_command(arm, port, settings.workers),
             )  # fmt: skip
-            answered = time.perf_counter()
-            kill_now(app)
+            try:
+                answered = time.perf_counter()
+            finally:  # Ctrl-C included: the app runs in its own session and would outlive us
+                kill_now(app)
             samples[arm].to_health_s.append(answered - launched)
             samples[arm].import_s.append(read_import_seconds(log_path))
             on_sample()
