@@ -1,5 +1,8 @@
 """Error paths end in one line and a non-zero exit; Ctrl-C tears everything down."""
 
+import contextlib
+import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -126,3 +129,32 @@ def test_unwritable_results_dir_is_one_line(tmp_path) -> None:
     assert result.returncode == 1
     [line] = error_lines(result.stderr)
     assert line.startswith(f"./test.sh: error: cannot create {blocker}/results/")
+
+
+def test_ctrl_c_stops_a_background_bootstrap(tmp_path) -> None:
+    """A script's background job starts with SIGINT ignored; ./test.sh restores it, so a
+    `kill -INT` stops even the bootstrap (here a uv that would sync for a minute)."""
+    copy = tmp_path / "lab"
+    (copy / "scripts").mkdir(parents=True)
+    shutil.copy(REPOSITORY_ROOT / "test.sh", copy)
+    shutil.copy(REPOSITORY_ROOT / "scripts" / "bootstrap.sh", copy / "scripts")
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "uv").write_text("#!/bin/sh\nsleep 60\n")
+    (fake_bin / "uv").chmod(0o755)
+    environment = runner_environment(PATH=f"{fake_bin}:{os.environ['PATH']}")
+    environment.pop("LAB_SIGINT_DEFAULT", None)
+    bootstrap = subprocess.Popen(
+        [str(copy / "test.sh"), "--quick"], env=environment, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # as `cmd &` does
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    time.sleep(2)  # now inside `uv sync`
+    assert bootstrap.poll() is None
+    os.killpg(bootstrap.pid, signal.SIGINT)
+    try:
+        bootstrap.wait(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bootstrap.pid, signal.SIGKILL)
+    assert bootstrap.returncode != 0

@@ -88,3 +88,48 @@ def test_integer_valued_float_strings_are_ints_for_v2_only(running_apps) -> None
         v2 = running_apps[arm].base_url
         assert httpx.get(f"{v2}/posts", params={"per_page": "10.0"}).status_code == 200
         assert httpx.get(f"{v2}/posts/1.0").status_code in (200, 404)  # read as id 1
+
+
+@pytest.mark.parametrize(
+    "raw_value", ['"infinity"', '"-infinity"', "Infinity", "-Infinity", "1e400"]
+)
+def test_infinite_dates_are_refused_by_every_arm(running_apps, raw_value: str) -> None:
+    """Pydantic 1 reads these as 9999-12-31 or 0001-01-01; commons.input_rules refuses them."""
+    raw = f'{{"title": "t", "content": "c", "published_at": {raw_value}}}'
+    for arm, app in running_apps.items():
+        response = httpx.post(f"{app.base_url}/posts", content=raw,
+                              headers={"content-type": "application/json"})  # fmt: skip
+        assert response.status_code == 422, (arm, response.text)
+        assert response.json()["detail"][0]["loc"] == ["body", "published_at"]
+
+
+def test_false_as_a_date_is_the_epoch_for_v1_only(running_apps) -> None:
+    v1 = post(running_apps, "v1", post_body(published_at=False))
+    assert v1.status_code == 201 and v1.json()["published_at"] == "1970-01-01T00:00:00+00:00"
+    for arm in V2_ARMS:
+        assert post(running_apps, arm, post_body(published_at=False)).status_code == 422, arm
+
+
+def test_zero_as_a_date_is_the_epoch_for_every_arm(running_apps) -> None:
+    """A number is Unix time in both majors; 0 is 1970-01-01, as documented."""
+    for arm in running_apps:
+        response = post(running_apps, arm, post_body(published_at=0))
+        assert response.status_code == 201, arm
+        assert response.json()["published_at"].startswith("1970-01-01T00:00:00")
+
+
+def test_underscores_in_an_id_are_read_as_digits_by_every_arm(running_apps) -> None:
+    """Python's int() reads '2_0_2_9_0' as 20290, in both majors: documented, not refused."""
+    for arm, app in running_apps.items():
+        assert httpx.get(f"{app.base_url}/posts/2_0_2_9_0").json() == {
+            "detail": "Post not found"}, arm  # fmt: skip
+
+
+def test_full_width_digits_are_numbers_for_v1_only(running_apps) -> None:
+    v1 = running_apps["v1"].base_url
+    assert httpx.get(f"{v1}/posts", params={"per_page": "１０"}).status_code == 200
+    assert httpx.get(f"{v1}/posts/１２").status_code == 404  # read as id 12, not found
+    for arm in V2_ARMS:
+        v2 = running_apps[arm].base_url
+        assert httpx.get(f"{v2}/posts", params={"per_page": "１０"}).status_code == 422, arm
+        assert httpx.get(f"{v2}/posts/１２").status_code == 422, arm

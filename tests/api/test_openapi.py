@@ -57,3 +57,20 @@ def test_openapi_bounds_match_the_contract(running_apps: dict[str, RunningApp]) 
         schemas = {parameter["name"]: parameter["schema"] for parameter in operation["parameters"]}
         assert (schemas["per_page"]["minimum"], schemas["per_page"]["maximum"]) == (1, 1000)
         assert (schemas["page"]["minimum"], schemas["page"]["maximum"]) == (0, 1_000_000)
+
+
+def test_405_names_every_method_the_path_has(running_apps: dict[str, RunningApp]) -> None:
+    for arm, app in running_apps.items():
+        listing = httpx.request("OPTIONS", f"{app.base_url}/posts")
+        assert listing.status_code == 405, arm
+        assert listing.headers["allow"] == "GET, POST", arm
+        one = httpx.request("PATCH", f"{app.base_url}/posts/1")
+        assert (one.status_code, one.headers["allow"]) == (405, "DELETE, GET, PUT"), arm
+
+
+def test_openapi_says_what_text_is_refused(running_apps: dict[str, RunningApp]) -> None:
+    for arm, app in running_apps.items():
+        schemas = httpx.get(f"{app.base_url}/openapi.json").json()["components"]["schemas"]
+        for field in ("title", "content"):
+            description = schemas["PostIn"]["properties"][field]["description"]
+            assert "no NUL (\\u0000) characters and no lone surrogates" in description, arm

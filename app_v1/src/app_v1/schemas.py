@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, validator
 
 from commons.input_rules import (
     CONTENT_MAX_LENGTH,
+    TEXT_RULES,
     TITLE_MAX_LENGTH,
     reject_unstorable_text,
     to_utc,
@@ -20,8 +21,10 @@ class Order(StrEnum):
 
 
 class PostIn(BaseModel):
-    title: str = Field(max_length=TITLE_MAX_LENGTH)
-    content: str = Field(max_length=CONTENT_MAX_LENGTH)
+    title: str = Field(max_length=TITLE_MAX_LENGTH, description=TEXT_RULES.format(TITLE_MAX_LENGTH))
+    content: str = Field(
+        max_length=CONTENT_MAX_LENGTH, description=TEXT_RULES.format(CONTENT_MAX_LENGTH)
+    )
     published_at: datetime
 
     _published_at_in_utc = validator("published_at", allow_reuse=True)(to_utc)

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 
 from commons.input_rules import (
     CONTENT_MAX_LENGTH,
+    TEXT_RULES,
     TITLE_MAX_LENGTH,
     reject_unstorable_text,
     to_utc,
@@ -19,8 +20,10 @@ class Order(StrEnum):
 
 
 class PostIn(BaseModel):
-    title: str = Field(max_length=TITLE_MAX_LENGTH)
-    content: str = Field(max_length=CONTENT_MAX_LENGTH)
+    title: str = Field(max_length=TITLE_MAX_LENGTH, description=TEXT_RULES.format(TITLE_MAX_LENGTH))
+    content: str = Field(
+        max_length=CONTENT_MAX_LENGTH, description=TEXT_RULES.format(CONTENT_MAX_LENGTH)
+    )
     published_at: datetime
 
     _published_at_in_utc = field_validator("published_at")(to_utc)

@@ -3,13 +3,16 @@
 import json
 import sys
 
-from fastapi import FastAPI, Request, status
+from fastapi import FastAPI, Request, Response, status
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from commons.body_limit import BodySizeLimit
 from commons.config import ConfigurationError, load_settings
@@ -45,6 +48,7 @@ def build_app(
     app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
     app.add_exception_handler(RequestValidationError, answer_validation_error)
+    app.add_exception_handler(StarletteHTTPException, answer_http_error)
     for connection_error in (OperationalError, InterfaceError, PoolTimeoutError):
         app.add_exception_handler(connection_error, answer_database_error)
     return app
@@ -69,6 +73,54 @@ async def answer_validation_error(request: Request, error: Exception) -> JSONRes
         {"detail": bounded_errors(jsonable_encoder(error.errors()))},
         status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
     )
+
+
+BODY_PARSE_ERROR = "There was an error parsing the body"  # FastAPI's 400, for any read failure
+
+
+def unreadable_body_reason(request: Request, cause: BaseException | None) -> str:
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        return f"Content-Encoding {encoding!r} is not accepted: send the JSON uncompressed"
+    if isinstance(cause, UnicodeDecodeError):
+        return "the body is not valid UTF-8 JSON"
+    if isinstance(cause, RecursionError):
+        return "the JSON is nested too deeply"
+    return "the body could not be read as JSON"
+
+
+CANDIDATE_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Methods some route fully matches on this path. Asked of each route with `matches` only:
+    newer FastAPI wraps included routers, so walking their routes would not last."""
+    return [
+        method
+        for method in CANDIDATE_METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL
+            for route in request.app.router.routes
+        )
+    ]
+
+
+async def answer_http_error(request: Request, error: Exception) -> Response:
+    """FastAPI's 400 'error parsing the body' (invalid UTF-8, JSON nested too deep, a compressed
+    body) becomes a 422 that says which, like every other bad body; other errors pass through."""
+    assert isinstance(error, StarletteHTTPException)
+    if error.status_code == status.HTTP_405_METHOD_NOT_ALLOWED:
+        # Starlette names the methods of the first route whose path matched (GET for OPTIONS
+        # /posts); every route on the path counts.
+        allow = ", ".join(allowed_methods(request))
+        return JSONResponse({"detail": error.detail}, status_code=405, headers={"Allow": allow})
+    if error.status_code == status.HTTP_400_BAD_REQUEST and error.detail == BODY_PARSE_ERROR:
+        reason = unreadable_body_reason(request, error.__cause__)
+        return EscapedJSONResponse(
+            {"detail": [{"loc": ["body"], "msg": reason, "type": "body_unreadable"}]},
+            status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        )
+    return await http_exception_handler(request, error)
 
 
 async def answer_database_error(request: Request, error: Exception) -> JSONResponse:

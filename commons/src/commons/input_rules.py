@@ -2,13 +2,20 @@
 
 from datetime import UTC, datetime
 
+# What the text fields refuse besides their length, said in OpenAPI by both schema layers.
+TEXT_RULES = "At most {} characters; no NUL (\\u0000) characters and no lone surrogates."
 # Bounds on stored text, in characters: published in OpenAPI by both schema layers, a 422 beyond.
 TITLE_MAX_LENGTH = 300
 CONTENT_MAX_LENGTH = 100_000
 
 
 def to_utc(moment: datetime) -> datetime:
-    """Naive means UTC. Raises ValueError (a 422 in both majors) rather than OverflowError."""
+    """Naive means UTC. Raises ValueError (a 422 in both majors) rather than OverflowError.
+
+    The two extreme datetimes are refused: Pydantic 1 turns "infinity", JSON Infinity and
+    numbers too large for a timestamp (1e400) into them, and they are no real moment."""
+    if moment.replace(tzinfo=None) in (datetime.max, datetime.min):
+        raise ValueError("is not a real moment (infinity, or a number too large for a date)")
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     try:
