@@ -10,6 +10,7 @@ from commons.input_rules import (
     CONTENT_MAX_LENGTH,
     TEXT_RULES,
     TITLE_MAX_LENGTH,
+    received_moment,
     reject_unstorable_text,
     to_utc,
 )
@@ -27,7 +28,7 @@ class PostIn(BaseModel):
     )
     published_at: datetime
 
-    _published_at_in_utc = validator("published_at", allow_reuse=True)(to_utc)
+    _published_at_in_utc = validator("published_at", allow_reuse=True)(received_moment)
     _storable_text = validator("title", "content", allow_reuse=True)(reject_unstorable_text)
 
 

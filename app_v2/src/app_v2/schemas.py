@@ -9,6 +9,7 @@ from commons.input_rules import (
     CONTENT_MAX_LENGTH,
     TEXT_RULES,
     TITLE_MAX_LENGTH,
+    received_moment,
     reject_unstorable_text,
     to_utc,
 )
@@ -26,7 +27,7 @@ class PostIn(BaseModel):
     )
     published_at: datetime
 
-    _published_at_in_utc = field_validator("published_at")(to_utc)
+    _published_at_in_utc = field_validator("published_at")(received_moment)
     _storable_text = field_validator("title", "content")(reject_unstorable_text)
 
 

@@ -9,13 +9,18 @@ TITLE_MAX_LENGTH = 300
 CONTENT_MAX_LENGTH = 100_000
 
 
-def to_utc(moment: datetime) -> datetime:
-    """Naive means UTC. Raises ValueError (a 422 in both majors) rather than OverflowError.
-
-    The two extreme datetimes are refused: Pydantic 1 turns "infinity", JSON Infinity and
-    numbers too large for a timestamp (1e400) into them, and they are no real moment."""
+def received_moment(moment: datetime) -> datetime:
+    """An input timestamp in UTC (to_utc), refusing the two extreme datetimes: Pydantic 1 turns
+    "infinity", JSON Infinity and numbers too large for a timestamp (1e400) into them, and
+    they are no real moment. For input only: responses call to_utc per post, and must not pay
+    for this check (100 posts a request)."""
     if moment.replace(tzinfo=None) in (datetime.max, datetime.min):
         raise ValueError("is not a real moment (infinity, or a number too large for a date)")
+    return to_utc(moment)
+
+
+def to_utc(moment: datetime) -> datetime:
+    """Naive means UTC. Raises ValueError (a 422 in both majors) rather than OverflowError."""
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     try:
