@@ -6,7 +6,15 @@ from pathlib import Path
 from typing import Any
 
 from loadtest import charts
-from loadtest.report import VERSION_LIBRARIES, load_generator_lines, table_rows, title
+from loadtest.report import (
+    VERSION_LIBRARIES,
+    format_ratio_with_ci,
+    format_spread,
+    load_generator_lines,
+    table_rows,
+    title,
+)
+from loadtest.scenarios import SCENARIOS
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 75rem; color: #222;
@@ -44,15 +52,22 @@ def page(heading: str, body: str) -> str:
     )
 
 
-def ratio_figure(results: dict[str, Any]) -> str:
-    """The main chart, when the run has any ratio at all (a single-arm run has none)."""
-    if not charts.comparisons(results):
-        return ""
+def ratio_figure(ratio_svg: str | None) -> str:
     return figure(
-        charts.ratio_chart(results),
+        ratio_svg,
         "Each ratio is an arm's r/s over another arm's in the same round (hatched: not over the "
         "baseline), the median of the paired ratios with its exact 95% CI; grey: the reference "
         "experiment's published v2/v1 ratios (it also changed FastAPI, on its own machine).",
+    )
+
+
+def startup_section(svg: str | None) -> str:
+    if svg is None:
+        return ""
+    return "<h2>Start-up</h2>" + figure(
+        svg,
+        "Fresh starts, one arm at a time in rotating order: launch to the first 200 on /health, "
+        "and the app module's import inside it.",
     )
 
 
@@ -76,7 +91,8 @@ def settings_rows(results: dict[str, Any]) -> list[list[str]]:
     ]  # fmt: skip
 
 
-def run_page(results: dict[str, Any]) -> str:
+def run_page(results: dict[str, Any], ratio_svg: str | None) -> str:
+    """The page; `ratio_svg` is the main chart, None when the run has no ratio."""
     arms = list(results["apps"])
     header, rows = table_rows(results)
     versions = [
@@ -94,7 +110,7 @@ def run_page(results: dict[str, Any]) -> str:
     body = f"""
 <p>{escape(title(results))}. Run {escape(results["started_at"][:19])} →
 {escape(results["finished_at"][:19])} UTC ({results["elapsed_s"]:.0f} s).</p>
-{ratio_figure(results)}
+{ratio_figure(ratio_svg)}
 <h2>Summary</h2>
 {html_table(header, rows)}
 <p class="note">r/s: median of windows (min–max). Ratio: median of paired window ratios, 95% CI
@@ -121,14 +137,7 @@ in brackets. ⚠: see the flags.</p>
     }
 <h2>Memory</h2>
 {figure(charts.memory_chart(results), "RSS of the app's process tree, median over repeats.")}
-{"<h2>Start-up</h2>" if charts.startup_chart(results) else ""}
-{
-        figure(
-            charts.startup_chart(results),
-            "Fresh starts, one arm at a time in rotating order: "
-            "launch to the first 200 on /health, and the app module's import inside it.",
-        )
-    }
+{startup_section(charts.startup_chart(results))}
 <h2>Settings</h2>
 {html_table(["setting", "value"], settings_rows(results))}
 <h2>Versions</h2>
@@ -142,30 +151,30 @@ in brackets. ⚠: see the flags.</p>
 
 def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
     """report.html, and the main chart alone as ratios.svg (for a README or a slide)."""
+    # Drawn once: a single-arm run has no ratio, so no main chart.
+    ratio_svg = charts.ratio_chart(results) if charts.comparisons(results) else None
     path = run_dir / "report.html"
-    path.write_text(run_page(results))
-    if charts.comparisons(results):
-        (run_dir / "ratios.svg").write_text(charts.ratio_chart(results))
+    path.write_text(run_page(results, ratio_svg))
+    if ratio_svg is not None:
+        (run_dir / "ratios.svg").write_text(ratio_svg)
     return path
 
 
 def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[str]]]:
     """Per scenario and ratio, each run's ratio [CI]; start-up per arm too."""
-    from loadtest.report import format_ratio_with_ci, format_spread
-    from loadtest.scenarios import SCENARIOS
-
     header = ["metric", *(name for name, _ in runs)]
     rows = []
     # Everything either run has: comparing an old two-arm run with a new three-arm one keeps
     # the new arm's rows (with "–" for the run that lacks them).
     scenarios = union(results["settings"]["scenarios"] for _, results in runs)
-    labels = union([label for label, _ in charts.comparisons(results)] for _, results in runs)
+    ratios_by_run = [dict(charts.comparisons(results)) for _, results in runs]
+    labels = union(ratios_by_run)
     arms = union(results["apps"] for _, results in runs)
     for name in scenarios:
         for label in labels:
             cells = []
-            for _, results in runs:
-                figures_of = dict(charts.comparisons(results)).get(label)
+            for (_, results), ratios in zip(runs, ratios_by_run, strict=True):
+                figures_of = ratios.get(label)
                 in_run = name in results["settings"]["scenarios"]
                 cells.append(format_ratio_with_ci(figures_of(name)) if figures_of and in_run
                              else "–")  # fmt: skip
