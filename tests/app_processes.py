@@ -20,6 +20,8 @@ ARMS = {
     "v2-latest": ("app_v2_latest", "app_v2.main:app"),
 }
 APP_NAMES = tuple(ARMS)
+# The README's command serves every app with bounded request heads (commons/http_protocol.py).
+HTTP_PROTOCOL = "commons.http_protocol:BoundedHttpToolsProtocol"
 
 
 def find_free_port() -> int:
@@ -32,7 +34,7 @@ def app_command(app_name: str, port: int) -> list[str]:
     uv = shutil.which("uv") or "uv"
     project, module = ARMS[app_name]
     return [uv, "run", "--locked", "--project", project, "uvicorn", module,
-            "--host", "127.0.0.1", "--port", str(port)]  # fmt: skip
+            "--host", "127.0.0.1", "--port", str(port), "--http", HTTP_PROTOCOL]  # fmt: skip
 
 
 @dataclass
@@ -44,12 +46,17 @@ class RunningApp:
     log_path: Path
 
 
-def start_app(app_name: str, database_url: str, timeout_seconds: float = 60) -> RunningApp:
+def start_app(
+    app_name: str,
+    database_url: str,
+    timeout_seconds: float = 60,
+    extra_environment: dict[str, str] | None = None,
+) -> RunningApp:
     port = find_free_port()
     # A file, not a pipe: a server's log would fill a pipe nobody reads and stall it.
     project = ARMS[app_name][0]
     log_path = Path(tempfile.mkstemp(prefix=f"{project}-", suffix=".log")[1])
-    environment = {**os.environ, "DATABASE_URL": database_url}
+    environment = {**os.environ, "DATABASE_URL": database_url, **(extra_environment or {})}
     environment.pop("VIRTUAL_ENV", None)  # the app runs in its own project environment
     with log_path.open("wb") as log_file:
         process = subprocess.Popen(

@@ -75,3 +75,33 @@ def test_load_settings_rejects_non_numeric_pool_size(monkeypatch: pytest.MonkeyP
 def test_describe_database_host_never_shows_the_password() -> None:
     description = describe_database_host(parse_database_url("postgresql://u:hunter2@h:6000/db"))
     assert description == "h:6000/db"
+
+
+@pytest.mark.parametrize(
+    ("name", "raw_value", "message_part"),
+    [
+        ("DATABASE_TIMEOUT_SECONDS", "soon", "must be a number of seconds"),
+        ("DATABASE_TIMEOUT_SECONDS", "0", "must be a positive number of seconds"),
+        ("DATABASE_TIMEOUT_SECONDS", "nan", "must be a positive number of seconds"),
+        ("HEADER_TIMEOUT_SECONDS", "-1", "must be a positive number of seconds"),
+        ("MAX_HEADER_BYTES", "100", "must be at least 1024"),
+    ],
+)
+def test_load_settings_rejects_bad_limits(
+    monkeypatch: pytest.MonkeyPatch, name: str, raw_value: str, message_part: str
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@h/db")
+    monkeypatch.setenv(name, raw_value)
+    with pytest.raises(ConfigurationError, match=f"{name} {message_part}"):
+        load_settings()
+
+
+def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u@h/db")
+    monkeypatch.setenv("DATABASE_TIMEOUT_SECONDS", "2.5")
+    monkeypatch.setenv("MAX_HEADER_BYTES", "8192")
+    monkeypatch.setenv("HEADER_TIMEOUT_SECONDS", "3")
+    settings = load_settings()
+    assert settings.database_timeout_s == 2.5
+    assert (settings.http_limits.max_header_bytes, settings.http_limits.header_timeout_s) == (
+        8192, 3.0)  # fmt: skip

@@ -15,13 +15,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from commons.body_limit import BodySizeLimit
-from commons.config import ConfigurationError, load_settings
+from commons.config import ConfigurationError, Settings, load_settings
 from commons.database import (
     DatabaseUnavailableError,
     create_database_engine,
     create_schema,
     create_session_factory,
 )
+from commons.database_deadline import DatabaseDeadlineExceeded, DatabaseSlots
 from commons.error_bodies import bounded_errors
 from commons.health import build_health_router, collect_versions
 from commons.routes import SchemaSet, build_posts_router
@@ -44,14 +45,26 @@ def build_app(
     app = FastAPIOffline(title=title, version=pydantic_version)
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
+    app.state.database_slots = DatabaseSlots(
+        database_slot_count(settings), settings.database_timeout_s
+    )
     app.include_router(build_posts_router(schemas))
     app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
     app.add_exception_handler(RequestValidationError, answer_validation_error)
     app.add_exception_handler(StarletteHTTPException, answer_http_error)
-    for connection_error in (OperationalError, InterfaceError, PoolTimeoutError):
+    for connection_error in (
+        OperationalError, InterfaceError, PoolTimeoutError, DatabaseDeadlineExceeded
+    ):  # fmt: skip
         app.add_exception_handler(connection_error, answer_database_error)
     return app
+
+
+def database_slot_count(settings: Settings) -> int | None:
+    """One slot per connection the pool may open; None (no limit) for an unbounded pool."""
+    if settings.pool_size == 0:  # SQLAlchemy's QueuePool: 0 means no limit
+        return None
+    return settings.pool_size + settings.max_overflow
 
 
 class EscapedJSONResponse(JSONResponse):

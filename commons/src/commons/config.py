@@ -1,5 +1,6 @@
 """Settings read from the environment (plain Python, so both Pydantic majors share them)."""
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -15,11 +16,22 @@ class ConfigurationError(Exception):
 
 
 @dataclass(frozen=True)
+class HttpLimits:
+    """Bounds on a request's head (line and headers), enforced by commons/http_protocol.py."""
+
+    max_header_bytes: int = 64 * 1024  # a longer head gets 431 (MAX_HEADER_BYTES)
+    header_timeout_s: float = 10.0  # a head not complete by then gets 408 (HEADER_TIMEOUT_SECONDS)
+
+
+@dataclass(frozen=True)
 class Settings:
     database_url: URL
     pool_size: int
     max_overflow: int
     max_body_bytes: int = 1024 * 1024  # larger request bodies get 413 (MAX_BODY_BYTES)
+    # A request that needs the database gets a 503 after this long (DATABASE_TIMEOUT_SECONDS).
+    database_timeout_s: float = 5.0
+    http_limits: HttpLimits = HttpLimits()
 
 
 def parse_database_url(raw_url: str) -> URL:
@@ -73,7 +85,7 @@ def describe_database_host(url: URL) -> str:
     return f"{location}/{url.database or ''}"
 
 
-def _read_positive_int(name: str, default: int) -> int:
+def _read_positive_int(name: str, default: int, minimum: int = 0) -> int:
     raw_value = os.environ.get(name, "").strip()
     if not raw_value:
         return default
@@ -81,9 +93,31 @@ def _read_positive_int(name: str, default: int) -> int:
         value = int(raw_value)
     except ValueError:
         raise ConfigurationError(f"{name} must be a whole number, got {raw_value!r}") from None
-    if value < 0:
-        raise ConfigurationError(f"{name} must not be negative, got {value}")
+    if value < minimum:
+        if minimum == 0:
+            raise ConfigurationError(f"{name} must not be negative, got {value}")
+        raise ConfigurationError(f"{name} must be at least {minimum}, got {value}")
     return value
+
+
+def _read_positive_seconds(name: str, default: float) -> float:
+    raw_value = os.environ.get(name, "").strip()
+    if not raw_value:
+        return default
+    try:
+        value = float(raw_value)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a number of seconds, got {raw_value!r}") from None
+    if not 0 < value < math.inf:
+        raise ConfigurationError(f"{name} must be a positive number of seconds, got {raw_value!r}")
+    return value
+
+
+def load_http_limits() -> HttpLimits:
+    return HttpLimits(
+        max_header_bytes=_read_positive_int("MAX_HEADER_BYTES", 64 * 1024, minimum=1024),
+        header_timeout_s=_read_positive_seconds("HEADER_TIMEOUT_SECONDS", 10.0),
+    )
 
 
 def load_settings() -> Settings:
@@ -97,4 +131,6 @@ def load_settings() -> Settings:
         pool_size=_read_positive_int("DB_POOL_SIZE", 10),
         max_overflow=_read_positive_int("DB_MAX_OVERFLOW", 10),
         max_body_bytes=_read_positive_int("MAX_BODY_BYTES", 1024 * 1024),
+        database_timeout_s=_read_positive_seconds("DATABASE_TIMEOUT_SECONDS", 5.0),
+        http_limits=load_http_limits(),
     )

@@ -9,6 +9,11 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from commons.config import Settings, describe_database_host
+from commons.database_deadline import (
+    DatabaseDeadlineExceeded,
+    bound_database_waits,
+    hold_database_slot,
+)
 from commons.models import Base
 
 # Any constant works; it only has to be the same in every process creating the schema.
@@ -21,17 +26,22 @@ class DatabaseUnavailableError(Exception):
 
 
 def create_database_engine(settings: Settings) -> Engine:
-    return create_engine(
+    """An engine whose every wait is bounded by settings.database_timeout_s, and which pings a
+    pooled connection before handing it out (so a restarted server costs no request)."""
+    engine = create_engine(
         settings.database_url,
         pool_size=settings.pool_size,
         max_overflow=settings.max_overflow,
-        pool_pre_ping=True,
+        pool_timeout=settings.database_timeout_s,
         connect_args={
+            # Lowered per connection to what is left of the request's deadline.
             "connect_timeout": CONNECT_TIMEOUT_SECONDS,
             # Render every timestamp in UTC, whatever the server's own TimeZone setting.
             "options": "-c timezone=UTC",
         },
     )
+    bound_database_waits(engine, settings.database_timeout_s)
+    return engine
 
 
 def create_schema(engine: Engine) -> None:
@@ -54,7 +64,7 @@ def database_is_reachable(engine: Engine) -> bool:
     try:
         with engine.connect() as connection:
             connection.execute(text("SELECT 1"))
-    except DBAPIError:
+    except (DBAPIError, DatabaseDeadlineExceeded):
         return False
     return True
 
@@ -63,10 +73,25 @@ def create_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def get_db(request: Request) -> Iterator[Session]:
-    """One session per request, from the factory the app was built with."""
-    with request.app.state.session_factory() as session:
+def get_db(
+    request: Request, _slot: Annotated[None, Depends(hold_database_slot)]
+) -> Iterator[Session]:
+    """One session per request, from the factory the app was built with, once the request
+    holds a database slot (commons/database_deadline.py)."""
+    session: Session = request.app.state.session_factory()
+    try:
         yield session
+    finally:
+        close_session(session)
+
+
+def close_session(session: Session) -> None:
+    """Close, and never fail: this runs after the response has gone out, where an error (the
+    rollback on a connection the database dropped) could only break the HTTP connection."""
+    try:
+        session.close()
+    except DBAPIError:
+        session.invalidate()  # discards the connection instead of returning it to the pool
 
 
 SessionDep = Annotated[Session, Depends(get_db)]

@@ -19,6 +19,13 @@ MAX_PAGE = 1_000_000
 PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Posts per page.")]
 PostId = Annotated[int, Path(description="The post's id.")]
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "Post not found"}}
+# Every route that uses the database (commons/database_deadline.py).
+DATABASE_DOWN: dict[int | str, dict[str, Any]] = {
+    503: {
+        "description": "The database did not answer within DATABASE_TIMEOUT_SECONDS "
+        "(5 s unless configured)"
+    }
+}
 # Bodies are refused before they are read whole (commons/body_limit.py).
 TOO_LARGE: dict[int | str, dict[str, Any]] = {
     413: {"description": "Request body over MAX_BODY_BYTES (1 MiB unless configured)"}
@@ -54,7 +61,7 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
 
     # Routes return ORM objects: FastAPI validates them once against response_model
     # (orm_mode / from_attributes) and serialises the result; no model is built twice.
-    @router.get("/posts", response_model=PostsOut)
+    @router.get("/posts", response_model=PostsOut, responses=DATABASE_DOWN)
     def list_posts(
         session: SessionDep,
         per_page: PerPage = DEFAULT_PER_PAGE,
@@ -75,19 +82,24 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
         """List posts built in memory on each request (no database)."""
         return {"posts": build_synthetic_posts(per_page)}
 
-    @router.get("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND)
+    @router.get("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND | DATABASE_DOWN)
     def read_post(session: SessionDep, post_id: PostId) -> Any:
         """Read one post."""
         return get_visible_post(session, post_id)
 
     @router.post(
-        "/posts", response_model=PostOut, status_code=status.HTTP_201_CREATED, responses=TOO_LARGE
+        "/posts",
+        response_model=PostOut,
+        status_code=status.HTTP_201_CREATED,
+        responses=TOO_LARGE | DATABASE_DOWN,
     )
     def create_post(session: SessionDep, post_in: PostIn) -> Any:
         """Create a post."""
         return crud.create_post(session=session, post_in=post_in)
 
-    @router.put("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND | TOO_LARGE)
+    @router.put(
+        "/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND | TOO_LARGE | DATABASE_DOWN
+    )
     def update_post(session: SessionDep, post_id: PostId, post_in: PostIn) -> Any:
         """Replace a post's title, content and publication time."""
         post = get_visible_post(session, post_id)
@@ -97,7 +109,7 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
         "/posts/{post_id}",
         status_code=status.HTTP_204_NO_CONTENT,
         response_class=Response,
-        responses=NOT_FOUND,
+        responses=NOT_FOUND | DATABASE_DOWN,
     )
     def delete_post(session: SessionDep, post_id: PostId) -> Response:
         """Delete a post (soft delete: it disappears from every read)."""

@@ -37,11 +37,16 @@ def arm_python(name: str) -> Path:
     return REPOSITORY_ROOT / ARMS[name].project / ".venv" / "bin" / "python"
 
 
+# uvicorn's httptools protocol with bounded request heads (commons/http_protocol.py): what
+# every arm is served with, here, in the tests, the Dockerfiles and the README.
+HTTP_PROTOCOL = "commons.http_protocol:BoundedHttpToolsProtocol"
+
+
 def uvicorn_arguments(name: str, port: int, workers: int) -> list[str]:
     # Access logs are off: they would cost every arm the same CPU and measure logging, not
     # Pydantic.
     return [
-        ARMS[name].module, "--host", "127.0.0.1", "--port", str(port),
+        ARMS[name].module, "--host", "127.0.0.1", "--port", str(port), "--http", HTTP_PROTOCOL,
         "--workers", str(workers), "--no-access-log", "--log-level", "warning",
     ]  # fmt: skip
 

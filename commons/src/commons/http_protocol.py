@@ -1,0 +1,124 @@
+"""uvicorn's httptools protocol with bounds on a request's head: its size and its read time.
+
+uvicorn's httptools parser takes a request line and headers of any size, and waits for them
+forever: a 100 MB header was accepted after ~20 s, and 50 connections each holding an unfinished
+4 MB header grew an app from ~86 to ~320 MiB and were never timed out. This protocol answers 431
+to a head over MAX_HEADER_BYTES (64 KiB) and 408 to one not complete within
+HEADER_TIMEOUT_SECONDS (10 s), then closes the connection. Serve with
+`uvicorn ... --http commons.http_protocol:BoundedHttpToolsProtocol`.
+
+The measured path pays a count per read and a sum over the headers per request; the timer is set
+only when a read ends inside an unfinished head (a new connection, or a head split over reads).
+"""
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from commons.config import ConfigurationError, HttpLimits, load_http_limits
+
+
+def read_limits() -> HttpLimits:
+    # The app itself refuses to start on a malformed setting (commons.application), with one
+    # line; this module is imported before it, so it must not fail first with a traceback.
+    try:
+        return load_http_limits()
+    except ConfigurationError:
+        return HttpLimits()
+
+
+LIMITS = read_limits()
+
+
+class HeadRefused(Exception):
+    """Raised in a parser callback to stop parsing a head that is refused."""
+
+
+REASONS = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
+
+
+class BoundedHttpToolsProtocol(HttpToolsProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.in_head = True  # between a message's first byte (or the connection's) and its headers
+        self.head_bytes = 0
+        self.head_timer: asyncio.TimerHandle | None = None
+        self.refusal: tuple[int, bytes] | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        # A connection that never sends a byte is a head that never completes, too.
+        self.start_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.cancel_head_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if not self.in_head:
+            super().data_received(data)
+            return
+        self.head_bytes += len(data)
+        super().data_received(data)  # may complete the head (on_headers_complete)
+        if not self.in_head or self.transport.is_closing():
+            return
+        if self.head_bytes > LIMITS.max_header_bytes:
+            self.refuse(431, self.too_large_detail())
+        elif self.head_timer is None:
+            self.start_head_timer()
+
+    def on_headers_complete(self) -> None:
+        self.in_head = False
+        self.cancel_head_timer()
+        # A head that arrived whole in one read was not counted by data_received: count it
+        # here, once, rather than in a callback per header.
+        head_bytes = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if head_bytes > LIMITS.max_header_bytes:
+            self.refusal = (431, self.too_large_detail())
+            raise HeadRefused  # stops the parser; uvicorn answers through send_400_response
+        super().on_headers_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        if self.refusal is not None:
+            self.refuse(*self.refusal)
+        else:
+            super().send_400_response(msg)
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        # The next request's head begins with the next byte on this connection.
+        self.in_head = True
+        self.head_bytes = 0
+
+    def too_large_detail(self) -> bytes:
+        return b"Request line and headers over %d bytes (MAX_HEADER_BYTES)" % (
+            LIMITS.max_header_bytes
+        )
+
+    def start_head_timer(self) -> None:
+        self.head_timer = self.loop.call_later(LIMITS.header_timeout_s, self.head_timed_out)
+
+    def cancel_head_timer(self) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+
+    def head_timed_out(self) -> None:
+        self.head_timer = None
+        if not self.in_head or self.transport.is_closing():
+            return
+        if self.head_bytes == 0:
+            self.transport.close()  # nothing was asked: nothing to answer
+            return
+        self.refuse(408, b"Request line and headers not received within %g s "
+                    b"(HEADER_TIMEOUT_SECONDS)" % LIMITS.header_timeout_s)  # fmt: skip
+
+    def refuse(self, status: int, detail: bytes) -> None:
+        self.cancel_head_timer()
+        body = b'{"detail":"%s"}' % detail
+        self.transport.write(
+            b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
+            b"connection: close\r\n\r\n%s" % (status, REASONS[status], len(body), body)
+        )
+        self.transport.close()
