@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 
 from commons.input_rules import (
     CONTENT_MAX_LENGTH,
+    STORABLE_TEXT_PATTERN,
     TEXT_RULES,
     TITLE_MAX_LENGTH,
     received_moment,
@@ -21,9 +22,16 @@ class Order(StrEnum):
 
 
 class PostIn(BaseModel):
-    title: str = Field(max_length=TITLE_MAX_LENGTH, description=TEXT_RULES.format(TITLE_MAX_LENGTH))
+    # The pattern is only published in OpenAPI; reject_unstorable_text enforces it.
+    title: str = Field(
+        max_length=TITLE_MAX_LENGTH,
+        description=TEXT_RULES.format(TITLE_MAX_LENGTH),
+        json_schema_extra={"pattern": STORABLE_TEXT_PATTERN},
+    )
     content: str = Field(
-        max_length=CONTENT_MAX_LENGTH, description=TEXT_RULES.format(CONTENT_MAX_LENGTH)
+        max_length=CONTENT_MAX_LENGTH,
+        description=TEXT_RULES.format(CONTENT_MAX_LENGTH),
+        json_schema_extra={"pattern": STORABLE_TEXT_PATTERN},
     )
     published_at: datetime
 

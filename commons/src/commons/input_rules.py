@@ -4,6 +4,11 @@ from datetime import UTC, datetime
 
 # What the text fields refuse besides their length, said in OpenAPI by both schema layers.
 TEXT_RULES = "At most {} characters; no NUL (\\u0000) characters and no lone surrogates."
+# The NUL refusal as a JSON Schema pattern, so OpenAPI clients and fuzzers know it too. Only
+# published: reject_unstorable_text enforces it (with a clearer message, at no regex cost). Lone
+# surrogates need no pattern: they are no Unicode text, so no JSON Schema string holds them (and
+# in ECMA-262 regexes, which JSON Schema uses, a surrogate range would also refuse emoji).
+STORABLE_TEXT_PATTERN = "^[^\\u0000]*$"
 # Bounds on stored text, in characters: published in OpenAPI by both schema layers, a 422 beyond.
 TITLE_MAX_LENGTH = 300
 CONTENT_MAX_LENGTH = 100_000

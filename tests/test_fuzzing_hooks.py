@@ -1,0 +1,53 @@
+"""The schemathesis hook accepts exactly the pinned classes of input, and nothing else."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from tests.fuzzing.hooks import has_pinned_input, is_lenient_integer
+
+VALID = {"title": "t", "content": "c", "published_at": "2024-01-01T00:00:00Z"}
+
+
+def case(body=None, path_parameters=None, query=None) -> SimpleNamespace:
+    return SimpleNamespace(body=body, path_parameters=path_parameters, query=query)
+
+
+@pytest.mark.parametrize("value", ["2_0", "１２", " 12 ", "10.0", "1e1"])
+def test_lenient_integers_are_recognised(value: str) -> None:
+    assert is_lenient_integer(value)
+
+
+@pytest.mark.parametrize("value", ["12", "-3", "abc", "1.5", "", None, 12])
+def test_plain_or_invalid_integers_are_not_lenient(value: object) -> None:
+    assert not is_lenient_integer(value)
+
+
+@pytest.mark.parametrize(
+    "pinned",
+    [
+        case(body={**VALID, "published_at": 0}),
+        case(body={**VALID, "published_at": False}),
+        case(body={**VALID, "published_at": "2024-01-01"}),
+        case(body={**VALID, "title": 123}),
+        case(path_parameters={"post_id": "2_0_2_9_0"}),
+        case(query={"per_page": "１０"}),
+    ],
+)
+def test_pinned_inputs_are_recognised(pinned: SimpleNamespace) -> None:
+    assert has_pinned_input(pinned)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        case(body=VALID),
+        case(body={**VALID, "title": "T" * 301}),
+        case(body={**VALID, "published_at": "yesterday"}),
+        case(body={**VALID, "extra": 1}),
+        case(body=[1, 2]),
+        case(path_parameters={"post_id": "12"}, query={"per_page": "-1"}),
+    ],
+)
+def test_other_inputs_are_not_pinned(other: SimpleNamespace) -> None:
+    assert not has_pinned_input(other)
