@@ -12,6 +12,7 @@ import httpx
 import psutil
 import pytest
 
+from commons.application import uses_database
 from commons.embedded_postgres import EmbeddedPostgres, embedded_postgres
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import recreate_database
@@ -99,3 +100,15 @@ def test_frozen_database_gives_503_in_bounded_time(
             assert client.get("/health").json()["database"] == "ok"
     finally:
         stop_app(app.process, app.log_path)
+
+
+def test_exactly_the_database_routes_take_a_slot(client: httpx.Client) -> None:
+    """The routes that document a 503 (the database ones) are the paths the slot middleware
+    holds back; every other path (/posts_synthetic, the docs) never waits for a slot."""
+    paths = client.get("/openapi.json").json()["paths"]
+    for template, operations in paths.items():
+        path = template.replace("{post_id}", "1")
+        documents_503 = any("503" in operation["responses"] for operation in operations.values())
+        assert uses_database(path) == documents_503, template
+    for path in ("/docs", "/redoc", "/openapi.json", "/posts_synthetic", "/postsx"):
+        assert not uses_database(path), path

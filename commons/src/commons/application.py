@@ -22,7 +22,11 @@ from commons.database import (
     create_schema,
     create_session_factory,
 )
-from commons.database_deadline import DatabaseDeadlineExceeded, DatabaseSlots
+from commons.database_deadline import (
+    DatabaseDeadlineExceeded,
+    DatabaseSlots,
+    DatabaseSlotsMiddleware,
+)
 from commons.error_bodies import bounded_errors
 from commons.health import build_health_router, collect_versions
 from commons.routes import SchemaSet, build_posts_router
@@ -45,12 +49,14 @@ def build_app(
     app = FastAPIOffline(title=title, version=pydantic_version)
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
-    app.state.database_slots = DatabaseSlots(
-        database_slot_count(settings), settings.database_timeout_s
-    )
     app.include_router(build_posts_router(schemas))
     app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        DatabaseSlotsMiddleware,
+        slots=DatabaseSlots(database_slot_count(settings), settings.database_timeout_s),
+        uses_database=uses_database,
+    )
     app.add_exception_handler(RequestValidationError, answer_validation_error)
     app.add_exception_handler(StarletteHTTPException, answer_http_error)
     for connection_error in (
@@ -58,6 +64,13 @@ def build_app(
     ):  # fmt: skip
         app.add_exception_handler(connection_error, answer_database_error)
     return app
+
+
+def uses_database(path: str) -> bool:
+    """Whether a request path reaches a route that uses the database: those take a database
+    slot (commons/database_deadline.py); /posts_synthetic, /docs and the rest never wait for
+    one. tests/api/test_frozen_database.py checks this against the routes' dependencies."""
+    return path in ("/posts", "/health") or path.startswith("/posts/")
 
 
 def database_slot_count(settings: Settings) -> int | None:

@@ -9,11 +9,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from commons.config import Settings, describe_database_host
-from commons.database_deadline import (
-    DatabaseDeadlineExceeded,
-    bound_database_waits,
-    hold_database_slot,
-)
+from commons.database_deadline import DatabaseDeadlineExceeded, bound_database_waits
 from commons.models import Base
 
 # Any constant works; it only has to be the same in every process creating the schema.
@@ -73,11 +69,8 @@ def create_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def get_db(
-    request: Request, _slot: Annotated[None, Depends(hold_database_slot)]
-) -> Iterator[Session]:
-    """One session per request, from the factory the app was built with, once the request
-    holds a database slot (commons/database_deadline.py)."""
+def get_db(request: Request) -> Iterator[Session]:
+    """One session per request, from the factory the app was built with."""
     session: Session = request.app.state.session_factory()
     try:
         yield session

@@ -16,15 +16,19 @@ import os
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable, MutableMapping
 from contextvars import ContextVar
 from typing import Any
 
-from fastapi import Request
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import InvalidatePoolError
 
-# Set by `hold_database_slot` for the request's task; worker threads inherit it (anyio runs
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Message, Receive, Send], Awaitable[None]]
+
+# Set by DatabaseSlotsMiddleware for the request's task; worker threads inherit it (anyio runs
 # sync dependencies and routes in a copy of the request's context).
 REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("request_deadline", default=None)
 # libpq's connect_timeout is whole seconds, and it treats anything under 2 as 2.
@@ -156,13 +160,44 @@ class DatabaseSlots:
             self._semaphore.release()
 
 
-async def hold_database_slot(request: Request) -> AsyncIterator[None]:
-    """A dependency of every route that uses the database: a slot, then the deadline."""
-    slots: DatabaseSlots = request.app.state.database_slots
-    deadline = time.monotonic() + slots.timeout_s
-    await slots.acquire()
-    REQUEST_DEADLINE.set(deadline)
-    try:
-        yield
-    finally:
-        slots.release()
+class DatabaseSlotsMiddleware:
+    """Takes a slot, and sets the deadline, for every request whose path uses the database.
+
+    A pure ASGI middleware rather than a FastAPI dependency: an async dependency with `yield`
+    cost ~25 µs a request (in-process, interleaved), about 2% of READ on Pydantic 2; this costs
+    nothing measurable."""
+
+    def __init__(
+        self, app: ASGIApp, slots: DatabaseSlots, uses_database: Callable[[str], bool]
+    ) -> None:
+        self.app = app
+        self.slots = slots
+        self.uses_database = uses_database
+
+    async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.uses_database(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        deadline = time.monotonic() + self.slots.timeout_s
+        try:
+            await self.slots.acquire()
+        except DatabaseDeadlineExceeded:
+            await send_unavailable(send)
+            return
+        REQUEST_DEADLINE.set(deadline)  # in this request's task: its worker threads copy it
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.slots.release()
+
+
+UNAVAILABLE_BODY = b'{"detail":"Database unavailable"}'
+
+
+async def send_unavailable(send: Send) -> None:
+    await send({
+        "type": "http.response.start", "status": 503,
+        "headers": [(b"content-type", b"application/json"),
+                    (b"content-length", str(len(UNAVAILABLE_BODY)).encode())],
+    })  # fmt: skip
+    await send({"type": "http.response.body", "body": UNAVAILABLE_BODY})

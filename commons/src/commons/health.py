@@ -7,11 +7,10 @@ import fastapi
 import psycopg
 import sqlalchemy
 import starlette
-from fastapi import APIRouter, Depends, Request, status
+from fastapi import APIRouter, Request, status
 from fastapi.responses import JSONResponse
 
 from commons.database import database_is_reachable
-from commons.database_deadline import hold_database_slot
 
 
 def collect_versions(pydantic_version: str, pydantic_compiled: bool) -> dict[str, Any]:
@@ -32,7 +31,6 @@ def build_health_router(versions: dict[str, Any]) -> APIRouter:
     @router.get(
         "/health",
         responses={503: {"description": "The database cannot be reached"}},
-        dependencies=[Depends(hold_database_slot)],
     )
     def read_health(request: Request) -> JSONResponse:
         """Report library versions and database reachability."""

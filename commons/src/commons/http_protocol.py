@@ -60,8 +60,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             super().data_received(data)
             return
         self.head_bytes += len(data)
-        super().data_received(data)  # may complete the head (on_headers_complete)
-        if not self.in_head or self.transport.is_closing():
+        super().data_received(data)  # may complete the head, and the whole message too
+        # head_bytes is 0 when the message completed in this read (on_message_complete): the
+        # next head has not begun, so there is nothing to time.
+        if not self.in_head or self.head_bytes == 0 or self.transport.is_closing():
             return
         if self.head_bytes > LIMITS.max_header_bytes:
             self.refuse(431, self.too_large_detail())
@@ -70,14 +72,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.in_head = False
-        self.cancel_head_timer()
-        # A head that arrived whole in one read was not counted by data_received: count it
-        # here, once, rather than in a callback per header.
-        head_bytes = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
-        if head_bytes > LIMITS.max_header_bytes:
+        if self.head_timer is not None:
+            self.cancel_head_timer()
+        # A head that arrived whole in one read was not refused by data_received. The reads
+        # holding it bound its size: only when they exceed the limit (a large body in the same
+        # read, say) is the head itself measured, so the usual request pays nothing for it.
+        if self.head_bytes > LIMITS.max_header_bytes and self.parsed_head_size() > (
+            LIMITS.max_header_bytes
+        ):
             self.refusal = (431, self.too_large_detail())
             raise HeadRefused  # stops the parser; uvicorn answers through send_400_response
         super().on_headers_complete()
+
+    def parsed_head_size(self) -> int:
+        return len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
 
     def send_400_response(self, msg: str) -> None:
         if self.refusal is not None:
