@@ -32,6 +32,7 @@ def test_plain_or_invalid_integers_are_not_lenient(value: object) -> None:
         case(body={**VALID, "title": 123}),
         case(path_parameters={"post_id": "2_0_2_9_0"}),
         case(query={"per_page": "１０"}),
+        case(body={**VALID, "title": 5}, path_parameters={"post_id": "１２"}),
     ],
 )
 def test_pinned_inputs_are_recognised(pinned: SimpleNamespace) -> None:
@@ -51,3 +52,14 @@ def test_pinned_inputs_are_recognised(pinned: SimpleNamespace) -> None:
 )
 def test_other_inputs_are_not_pinned(other: SimpleNamespace) -> None:
     assert not has_pinned_input(other)
+
+
+@pytest.mark.parametrize(
+    "masked",
+    [
+        case(body={**VALID, "published_at": 0, "title": "a\x00b"}),
+        case(body={**VALID, "published_at": 0, "content": "C" * 100_001}),
+    ],
+)
+def test_a_pinned_input_does_not_hide_another_violation(masked: SimpleNamespace) -> None:
+    assert not has_pinned_input(masked)

@@ -1,6 +1,7 @@
 """A frozen database (its processes stopped, as in a network partition) gives every request
-that needs it a 503 within DATABASE_TIMEOUT_SECONDS, while database-free endpoints keep
-answering; the app recovers when the database does."""
+that needs it a 503 (after DATABASE_TIMEOUT_SECONDS, plus up to 2 s when a connection was being
+opened), while database-free endpoints keep answering; the app recovers when the database does.
+The test asserts the 503s and that nothing hangs, not how fast: that is the machine's business."""
 
 import os
 import signal

@@ -111,3 +111,29 @@ def test_a_head_sent_in_pieces_within_the_time_is_served(impatient_app: RunningA
             time.sleep(SHORT_TIMEOUT_S / 4)
         connection.sendall(b"Connection: close\r\n\r\n")
         assert read_until_closed(connection).startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_pipelined_head_over_the_limit_is_431_after_the_first_answer(app: RunningApp) -> None:
+    with open_connection(app) as connection:
+        connection.sendall(
+            b"GET /posts_synthetic?per_page=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+            b"GET /posts_synthetic?per_page=1 HTTP/1.1\r\nHost: x\r\nX-Padding: "
+            + b"a" * (DEFAULT_MAX_HEADER_BYTES + 1)
+            + b"\r\n\r\n"
+        )
+        answer = read_until_closed(connection)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+    assert answer.count(b"HTTP/1.1 ") == 2 and b"HTTP/1.1 431 " in answer, answer[-300:]
+
+
+def test_a_head_begun_behind_a_request_and_left_unfinished_is_408(
+    impatient_app: RunningApp,
+) -> None:
+    with open_connection(impatient_app) as connection:
+        connection.sendall(
+            b"GET /posts_synthetic?per_page=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+            b"GET /posts_synthetic HTTP/1.1\r\nHost: x\r\nX-Slow: "
+        )
+        answer = read_until_closed(connection)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+    assert b"HTTP/1.1 408 " in answer, answer[-300:]

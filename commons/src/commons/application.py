@@ -51,12 +51,13 @@ def build_app(
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))
     app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
-    app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
+    # Added first, so it runs inside BodySizeLimit: bodies it buffers are already bounded.
     app.add_middleware(
         DatabaseSlotsMiddleware,
         slots=DatabaseSlots(database_slot_count(settings), settings.database_timeout_s),
         uses_database=uses_database,
     )
+    app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
     app.add_exception_handler(RequestValidationError, answer_validation_error)
     app.add_exception_handler(StarletteHTTPException, answer_http_error)
     for connection_error in (
@@ -69,7 +70,7 @@ def build_app(
 def uses_database(path: str) -> bool:
     """Whether a request path reaches a route that uses the database: those take a database
     slot (commons/database_deadline.py); /posts_synthetic, /docs and the rest never wait for
-    one. tests/api/test_frozen_database.py checks this against the routes' dependencies."""
+    one. tests/api/test_frozen_database.py checks it against the routes that document a 503."""
     return path in ("/posts", "/health") or path.startswith("/posts/")
 
 

@@ -9,12 +9,19 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from commons.config import Settings, describe_database_host
-from commons.database_deadline import DatabaseDeadlineExceeded, bound_database_waits
+from commons.database_deadline import (
+    DatabaseDeadlineExceeded,
+    bound_database_waits,
+    check_deadline,
+    deadline_of,
+)
 from commons.models import Base
 
 # Any constant works; it only has to be the same in every process creating the schema.
 SCHEMA_LOCK_KEY = 0x5079_6C61_6221  # "Pylab!"
 CONNECT_TIMEOUT_SECONDS = 5
+# Several workers starting at once queue for the schema lock; a request's deadline is too short.
+SCHEMA_CREATION_TIMEOUT_S = 60
 
 
 class DatabaseUnavailableError(Exception):
@@ -43,12 +50,17 @@ def create_database_engine(settings: Settings) -> Engine:
 def create_schema(engine: Engine) -> None:
     """Create missing tables; safe when several processes start against one database at once."""
     try:
-        with engine.begin() as connection:
+        with deadline_of(SCHEMA_CREATION_TIMEOUT_S), engine.begin() as connection:
             # CREATE TABLE IF NOT EXISTS still races on the catalog; serialise the creators.
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
             Base.metadata.create_all(connection)
     except DBAPIError as error:
         raise DatabaseUnavailableError(describe_database_error(engine, error)) from None
+    except DatabaseDeadlineExceeded:
+        raise DatabaseUnavailableError(
+            f"cannot use the database at {describe_database_host(engine.url)}: "
+            f"no answer within {SCHEMA_CREATION_TIMEOUT_S} s"
+        ) from None
 
 
 def describe_database_error(engine: Engine, error: DBAPIError) -> str:
@@ -71,6 +83,7 @@ def create_session_factory(engine: Engine) -> sessionmaker[Session]:
 
 def get_db(request: Request) -> Iterator[Session]:
     """One session per request, from the factory the app was built with."""
+    check_deadline()
     session: Session = request.app.state.session_factory()
     try:
         yield session

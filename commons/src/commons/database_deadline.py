@@ -1,4 +1,6 @@
-"""Bounded waits on a stuck database: a request that needs it ends within DATABASE_TIMEOUT_SECONDS.
+"""Bounded waits on a stuck database: a request that needs it gets a 503 after
+DATABASE_TIMEOUT_SECONDS (plus up to 2 s if it was opening a connection: libpq's shortest
+connect time-out, and the watchdog's quarter-second poll).
 
 A frozen PostgreSQL (SIGSTOP, a network partition) still has its connections accepted and its
 bytes acknowledged by the kernel, so libpq never times out: a request would wait forever, holding
@@ -11,12 +13,14 @@ endpoints of threads.
 """
 
 import asyncio
+import logging
 import math
 import os
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -33,10 +37,31 @@ ASGIApp = Callable[[Message, Receive, Send], Awaitable[None]]
 REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("request_deadline", default=None)
 # libpq's connect_timeout is whole seconds, and it treats anything under 2 as 2.
 MINIMUM_CONNECT_TIMEOUT_S = 2
+MAXIMUM_CONNECT_TIMEOUT_S = 5  # an unreachable host is reported this soon, deadline or not
+logger = logging.getLogger(__name__)
 
 
 class DatabaseDeadlineExceeded(Exception):
     """The request's time for the database ran out before it could get or use a connection."""
+
+
+def check_deadline() -> None:
+    """Fail a request whose deadline has passed before it touches the pool (a checkout that
+    fails would discard a healthy connection)."""
+    deadline = REQUEST_DEADLINE.get()
+    if deadline is not None and time.monotonic() >= deadline:
+        raise DatabaseDeadlineExceeded("the request's time for the database ran out")
+
+
+@contextmanager
+def deadline_of(seconds: float) -> Iterator[None]:
+    """A deadline of its own for work outside a request (creating the schema at start-up may
+    wait for other workers' advisory lock longer than a request would)."""
+    token = REQUEST_DEADLINE.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        REQUEST_DEADLINE.reset(token)
 
 
 def current_deadline(timeout_s: float) -> float:
@@ -51,7 +76,8 @@ class ConnectionWatchdog:
     is a dict write under a lock, so the measured path pays next to nothing."""
 
     def __init__(self, timeout_s: float) -> None:
-        self.interval_s = min(0.25, timeout_s / 4)
+        # A floor too: a tiny timeout must not turn the watchdog into a busy loop.
+        self.interval_s = max(0.02, min(0.25, timeout_s / 4))
         self._lock = threading.Lock()
         self._watched: dict[int, tuple[float, Any]] = {}  # id(record) -> (deadline, connection)
         self._thread: threading.Thread | None = None
@@ -72,12 +98,18 @@ class ConnectionWatchdog:
     def _run(self) -> None:
         while True:
             time.sleep(self.interval_s)
-            now = time.monotonic()
-            with self._lock:
-                expired = [key for key, (deadline, _) in self._watched.items() if deadline <= now]
-                for key in expired:
-                    _, dbapi_connection = self._watched.pop(key)
-                    shut_down_socket(dbapi_connection)
+            try:
+                self.cut_expired()
+            except Exception:  # never die quietly: the protection would be gone for good
+                logger.exception("database watchdog: could not cut an expired connection")
+
+    def cut_expired(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            expired = [key for key, (deadline, _) in self._watched.items() if deadline <= now]
+            for key in expired:
+                _, dbapi_connection = self._watched.pop(key)
+                shut_down_socket(dbapi_connection)
 
 
 def shut_down_socket(dbapi_connection: Any) -> None:
@@ -106,7 +138,9 @@ def bound_database_waits(engine: Engine, timeout_s: float) -> ConnectionWatchdog
         remaining = current_deadline(timeout_s) - time.monotonic()
         if remaining <= 0:
             raise DatabaseDeadlineExceeded("no connection to the database within the deadline")
-        params["connect_timeout"] = max(MINIMUM_CONNECT_TIMEOUT_S, math.ceil(remaining))
+        params["connect_timeout"] = max(
+            MINIMUM_CONNECT_TIMEOUT_S, min(MAXIMUM_CONNECT_TIMEOUT_S, math.ceil(remaining))
+        )
 
     @event.listens_for(engine, "connect")
     def mark_fresh(_dbapi_connection: Any, record: Any) -> None:
@@ -123,9 +157,11 @@ def bound_database_waits(engine: Engine, timeout_s: float) -> ConnectionWatchdog
         try:
             dialect.do_ping(dbapi_connection)
         except dialect.loaded_dbapi.Error as error:
+            watchdog.release(record)
+            if not dialect.is_disconnect(error, dbapi_connection, None):
+                raise
             # As pool_pre_ping does: drop the pool's connections (the server may have
             # restarted) and let SQLAlchemy connect afresh, within what is left of the deadline.
-            watchdog.release(record)
             raise InvalidatePoolError() from error
 
     @event.listens_for(engine, "checkin")
@@ -178,6 +214,10 @@ class DatabaseSlotsMiddleware:
         if scope["type"] != "http" or not self.uses_database(scope["path"]):
             await self.app(scope, receive, send)
             return
+        if scope["method"] in BODY_METHODS:
+            # Read the body (BodySizeLimit, outside, bounds it) before taking a slot: a client
+            # trickling its upload must not hold a slot, nor start the deadline, meanwhile.
+            receive = await buffered(receive)
         deadline = time.monotonic() + self.slots.timeout_s
         try:
             await self.slots.acquire()
@@ -185,10 +225,48 @@ class DatabaseSlotsMiddleware:
             await send_unavailable(send)
             return
         REQUEST_DEADLINE.set(deadline)  # in this request's task: its worker threads copy it
+        held = True
+
+        async def send_then_release(message: Message) -> None:
+            nonlocal held
+            if held and message["type"] == "http.response.start":
+                # The route has run: what is left (sending, closing the session, bounded by the
+                # watchdog) needs no slot, and a client slow to read must not hold one.
+                held = False
+                self.slots.release()
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, send_then_release)
         finally:
-            self.slots.release()
+            if held:
+                self.slots.release()
+
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+async def buffered(receive: Receive) -> Receive:
+    """Read the whole request body now; the returned receive replays it, then passes on."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client left: the app will see it when it asks
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            break
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return message
+        return await receive()
+
+    return replay
 
 
 UNAVAILABLE_BODY = b'{"detail":"Database unavailable"}'

@@ -45,6 +45,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.head_bytes = 0
         self.head_timer: asyncio.TimerHandle | None = None
         self.refusal: tuple[int, bytes] | None = None
+        self.read_size = 0  # of the read being parsed
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -56,13 +57,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if not self.in_head:
-            super().data_received(data)
-            return
-        self.head_bytes += len(data)
-        super().data_received(data)  # may complete the head, and the whole message too
-        # head_bytes is 0 when the message completed in this read (on_message_complete): the
-        # next head has not begun, so there is nothing to time.
+        self.read_size = len(data)
+        if self.in_head:
+            self.head_bytes += len(data)
+        super().data_received(data)  # may complete a head, a message, and begin the next
+        # head_bytes is 0 when the last message completed in this read and no other began.
         if not self.in_head or self.head_bytes == 0 or self.transport.is_closing():
             return
         if self.head_bytes > LIMITS.max_header_bytes:
@@ -87,11 +86,23 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def parsed_head_size(self) -> int:
         return len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.refusal is not None and not self.transport.is_closing():
+            self.refuse(*self.refusal)
+
     def send_400_response(self, msg: str) -> None:
         if self.refusal is not None:
             self.refuse(*self.refusal)
         else:
             super().send_400_response(msg)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self.head_bytes == 0:
+            # Begun inside a read that also ended the previous message (pipelining): count the
+            # whole read, an upper bound, so this head is bounded and timed too.
+            self.head_bytes = self.read_size
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
@@ -124,6 +135,13 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def refuse(self, status: int, detail: bytes) -> None:
         self.cancel_head_timer()
+        if self.cycle is not None and not self.cycle.response_complete:
+            # A pipelined head went wrong while the previous request is still being answered:
+            # let that answer finish, then refuse and close (on_response_complete).
+            # (It stays keep-alive until then: uvicorn would close before on_response_complete.)
+            self.refusal = (status, detail)
+            self.flow.pause_reading()
+            return
         body = b'{"detail":"%s"}' % detail
         self.transport.write(
             b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
