@@ -11,6 +11,8 @@ from pathlib import Path
 
 import httpx
 
+from commons import HTTP_PROTOCOL
+
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 # Arm -> (its uv project, the module uvicorn serves). v2-latest is app_v2's code in an
 # environment with the latest FastAPI (app_v2_latest/pyproject.toml).
@@ -20,8 +22,6 @@ ARMS = {
     "v2-latest": ("app_v2_latest", "app_v2.main:app"),
 }
 APP_NAMES = tuple(ARMS)
-# The README's command serves every app with bounded request heads (commons/http_protocol.py).
-HTTP_PROTOCOL = "commons.http_protocol:BoundedHttpToolsProtocol"
 
 
 def find_free_port() -> int:

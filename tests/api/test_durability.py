@@ -73,6 +73,15 @@ def stored_ids(database_url: str) -> set[int]:
         return {row[0] for row in connection.execute("SELECT id FROM posts")}
 
 
+def assert_every_acknowledged_write_stored(load: WriteLoad, database_url: str) -> None:
+    acknowledged = set(load.acknowledged)
+    assert len(acknowledged) == len(load.acknowledged)  # no id answered twice
+    stored = stored_ids(database_url)
+    assert acknowledged <= stored
+    # Stored may exceed acknowledged by the writes committed whose answer was cut off.
+    assert len(stored) - len(acknowledged) <= WRITERS
+
+
 def kill_app(app: RunningApp) -> None:
     """SIGKILL the app and everything under it (`uv run` starts uvicorn as its child)."""
     root = psutil.Process(app.process.pid)
@@ -100,12 +109,8 @@ def test_kill_9_loses_no_acknowledged_write(
             kill_app(app)
     finally:
         stop_app(app.process, app.log_path)
-    acknowledged = set(load.acknowledged)
-    assert len(acknowledged) == len(load.acknowledged) >= 300
-    # Stored may exceed acknowledged by the writes committed whose answer the kill cut off.
-    stored = stored_ids(database_url)
-    assert acknowledged <= stored
-    assert len(stored) - len(acknowledged) <= WRITERS
+    assert len(load.acknowledged) >= 300
+    assert_every_acknowledged_write_stored(load, database_url)
 
 
 @pytest.mark.parametrize("app_name", APP_NAMES)
@@ -123,8 +128,4 @@ def test_database_restart_loses_no_acknowledged_write(
         assert set(load.statuses) <= {201, 503}, load.statuses  # refused while down, no 500
     finally:
         stop_app(app.process, app.log_path)
-    acknowledged = set(load.acknowledged)
-    assert len(acknowledged) == len(load.acknowledged)
-    stored = stored_ids(database_url)
-    assert acknowledged <= stored
-    assert len(stored) - len(acknowledged) <= WRITERS
+    assert_every_acknowledged_write_stored(load, database_url)

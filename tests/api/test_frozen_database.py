@@ -75,7 +75,9 @@ def test_frozen_database_gives_503_in_bounded_time(
 ) -> None:
     database_url = recreate_database(private_server.url, f"frozen_{app_name.replace('-', '_')}")
     app: RunningApp = start_app(
-        app_name, database_url, extra_environment={"DATABASE_TIMEOUT_SECONDS": "2"}
+        app_name,
+        database_url,
+        extra_environment={"DATABASE_TIMEOUT_SECONDS": str(DATABASE_TIMEOUT_S)},
     )
     limits = httpx.Limits(max_connections=CONCURRENT_REQUESTS + 10)
     try:

@@ -6,16 +6,7 @@ once; a body without one (chunked) is counted as it arrives and refused when it 
 limit, before the rest is read.
 """
 
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
-
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Message, Receive, Send], Awaitable[None]]
-
-
-BODILESS_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
+from commons.asgi import BODILESS_METHODS, ASGIApp, Message, Receive, Send, send_json
 
 
 class BodySizeLimit:
@@ -70,10 +61,4 @@ class BodySizeLimit:
             b'{"detail":"Request body too large: the limit is %d bytes (MAX_BODY_BYTES)"}'
             % self.max_body_bytes
         )
-        await send({
-            "type": "http.response.start", "status": 413,
-            "headers": [(b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"connection", b"close")],
-        })  # fmt: skip
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, 413, body, headers=((b"connection", b"close"),))

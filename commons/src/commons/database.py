@@ -19,7 +19,6 @@ from commons.models import Base
 
 # Any constant works; it only has to be the same in every process creating the schema.
 SCHEMA_LOCK_KEY = 0x5079_6C61_6221  # "Pylab!"
-CONNECT_TIMEOUT_SECONDS = 5
 # Several workers starting at once queue for the schema lock; a request's deadline is too short.
 SCHEMA_CREATION_TIMEOUT_S = 60
 
@@ -36,9 +35,8 @@ def create_database_engine(settings: Settings) -> Engine:
         pool_size=settings.pool_size,
         max_overflow=settings.max_overflow,
         pool_timeout=settings.database_timeout_s,
+        # connect_timeout is set per connection, from the deadline (bound_database_waits).
         connect_args={
-            # Lowered per connection to what is left of the request's deadline.
-            "connect_timeout": CONNECT_TIMEOUT_SECONDS,
             # Render every timestamp in UTC, whatever the server's own TimeZone setting.
             "options": "-c timezone=UTC",
         },

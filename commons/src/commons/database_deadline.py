@@ -19,7 +19,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -27,10 +27,7 @@ from typing import Any
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import InvalidatePoolError
 
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Message, Receive, Send], Awaitable[None]]
+from commons.asgi import BODILESS_METHODS, ASGIApp, Message, Receive, Send, send_json
 
 # Set by DatabaseSlotsMiddleware for the request's task; worker threads inherit it (anyio runs
 # sync dependencies and routes in a copy of the request's context).
@@ -39,6 +36,7 @@ REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("request_deadline", defa
 MINIMUM_CONNECT_TIMEOUT_S = 2
 MAXIMUM_CONNECT_TIMEOUT_S = 5  # an unreachable host is reported this soon, deadline or not
 logger = logging.getLogger(__name__)
+UNAVAILABLE_BODY = b'{"detail":"Database unavailable"}'  # as answer_database_error's
 
 
 class DatabaseDeadlineExceeded(Exception):
@@ -65,7 +63,7 @@ def deadline_of(seconds: float) -> Iterator[None]:
 
 
 def current_deadline(timeout_s: float) -> float:
-    """The request's deadline, or one from now for work outside a request (start-up, /health)."""
+    """The request's deadline, or one from now for work outside a request."""
     return REQUEST_DEADLINE.get() or time.monotonic() + timeout_s
 
 
@@ -214,7 +212,7 @@ class DatabaseSlotsMiddleware:
         if scope["type"] != "http" or not self.uses_database(scope["path"]):
             await self.app(scope, receive, send)
             return
-        if scope["method"] in BODY_METHODS:
+        if scope["method"] not in BODILESS_METHODS:
             # Read the body (BodySizeLimit, outside, bounds it) before taking a slot: a client
             # trickling its upload must not hold a slot, nor start the deadline, meanwhile.
             receive = await buffered(receive)
@@ -222,7 +220,7 @@ class DatabaseSlotsMiddleware:
         try:
             await self.slots.acquire()
         except DatabaseDeadlineExceeded:
-            await send_unavailable(send)
+            await send_json(send, 503, UNAVAILABLE_BODY)
             return
         REQUEST_DEADLINE.set(deadline)  # in this request's task: its worker threads copy it
         held = True
@@ -241,9 +239,6 @@ class DatabaseSlotsMiddleware:
         finally:
             if held:
                 self.slots.release()
-
-
-BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 async def buffered(receive: Receive) -> Receive:
@@ -267,15 +262,3 @@ async def buffered(receive: Receive) -> Receive:
         return await receive()
 
     return replay
-
-
-UNAVAILABLE_BODY = b'{"detail":"Database unavailable"}'
-
-
-async def send_unavailable(send: Send) -> None:
-    await send({
-        "type": "http.response.start", "status": 503,
-        "headers": [(b"content-type", b"application/json"),
-                    (b"content-length", str(len(UNAVAILABLE_BODY)).encode())],
-    })  # fmt: skip
-    await send({"type": "http.response.body", "body": UNAVAILABLE_BODY})

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from commons import HTTP_PROTOCOL
 from loadtest.memory import MemoryReading, read_tree_memory
 from loadtest.processes import BenchmarkError, ensure_port_free, start_process, stop_process
 from loadtest.settings import ARMS, REPOSITORY_ROOT
@@ -35,11 +36,6 @@ def arm_python(name: str) -> Path:
     """The interpreter of the arm's own locked environment (not `uv run`: memory and start-up
     are the app's alone)."""
     return REPOSITORY_ROOT / ARMS[name].project / ".venv" / "bin" / "python"
-
-
-# uvicorn's httptools protocol with bounded request heads (commons/http_protocol.py): what
-# every arm is served with, here, in the tests, the Dockerfiles and the README.
-HTTP_PROTOCOL = "commons.http_protocol:BoundedHttpToolsProtocol"
 
 
 def uvicorn_arguments(name: str, port: int, workers: int) -> list[str]:
