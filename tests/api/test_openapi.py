@@ -4,6 +4,7 @@ from typing import Any
 
 import httpx
 
+from commons.ladder import LADDER_PREFIX, RUNG_NAMES
 from tests.app_processes import RunningApp
 
 
@@ -39,7 +40,7 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         ("PUT", "/posts/{post_id}"),
         ("DELETE", "/posts/{post_id}"),
         ("GET", "/health"),
-    }
+    } | {("GET", f"{LADDER_PREFIX}/{rung}") for rung in RUNG_NAMES}
     # 503: every operation that uses the database answers it after DATABASE_TIMEOUT_SECONDS.
     assert v1_operations[("GET", "/posts")]["status_codes"] == ["200", "422", "503"]
     assert v1_operations[("GET", "/posts_synthetic")]["status_codes"] == ["200", "422"]
@@ -55,6 +56,20 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
     assert v1_operations[("DELETE", "/posts/{post_id}")]["status_codes"] == [
         "204", "404", "422", "503"]  # fmt: skip
     assert v1_operations[("GET", "/health")]["status_codes"] == ["200", "503"]
+    for rung in RUNG_NAMES:  # no parameters, no database: nothing else to answer
+        assert v1_operations[("GET", f"{LADDER_PREFIX}/{rung}")]["status_codes"] == ["200"]
+
+
+def test_every_ladder_rung_documents_the_post_list(running_apps: dict[str, RunningApp]) -> None:
+    for name, app in running_apps.items():
+        document = httpx.get(f"{app.base_url}/openapi.json").json()
+        for rung in RUNG_NAMES:
+            operation = document["paths"][f"{LADDER_PREFIX}/{rung}"]["get"]
+            assert operation["tags"] == ["ladder"], (name, rung)
+            content = operation["responses"]["200"]["content"]
+            assert content["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/PostsOut"
+            }, (name, rung)
 
 
 def test_openapi_bounds_match_the_contract(running_apps: dict[str, RunningApp]) -> None:

@@ -2,7 +2,7 @@
 
 import pydantic
 
-from app_v2 import schemas
+from app_v2 import schemas, serialization
 from commons.application import build_app
 from commons.routes import SchemaSet
 
@@ -16,6 +16,7 @@ app = build_app(
         post_out=schemas.PostOut,
         posts_out=schemas.PostsOut,
         order=schemas.Order,
+        calls=serialization.CALLS,
     ),
     pydantic_version=pydantic.VERSION,
     pydantic_compiled=PYDANTIC_COMPILED,

@@ -29,6 +29,7 @@ from commons.database_deadline import (
 )
 from commons.error_bodies import bounded_errors
 from commons.health import build_health_router, collect_versions
+from commons.ladder import build_ladder_router
 from commons.routes import SchemaSet, build_posts_router
 
 
@@ -50,6 +51,7 @@ def build_app(
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))
+    app.include_router(build_ladder_router(schemas))
     app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
     # Added first, so it runs inside BodySizeLimit: bodies it buffers are already bounded.
     app.add_middleware(

@@ -1,5 +1,6 @@
 """The HTTP API, built from a schema set so both apps serve identical paths and status codes."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any
@@ -33,6 +34,15 @@ TOO_LARGE: dict[int | str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True)
+class PydanticCalls:
+    """The calls the serialisation ladder (commons/ladder.py) makes, spelled by each major."""
+
+    validate: Callable[[list[Any]], Any]  # attribute objects -> PostsOut, validated
+    construct: Callable[[list[Any]], Any]  # attribute objects -> PostsOut, not validated
+    dump_json: Callable[[Any], str]  # PostsOut -> compact JSON, by Pydantic
+
+
+@dataclass(frozen=True)
 class SchemaSet:
     """The Pydantic classes of one app; the only thing that differs between v1 and v2."""
 
@@ -40,6 +50,7 @@ class SchemaSet:
     post_out: type[Any]
     posts_out: type[Any]
     order: type[Enum]
+    calls: PydanticCalls
 
 
 def build_posts_router(schemas: SchemaSet) -> APIRouter:

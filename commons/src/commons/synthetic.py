@@ -52,3 +52,27 @@ def build_synthetic_posts(count: int) -> list[SyntheticPost]:
         )
         for number in range(1, count + 1)
     ]
+
+
+# The ladder's posts (commons/ladder.py): built once, with fixed moments, so every rung (the
+# bytes encoded at start-up included) answers the same posts for as long as the app runs. Odd
+# posts were published in 2024, even ones are scheduled for 2121, as in the dataset.
+LADDER_POST_COUNT = 100
+LADDER_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+LADDER_SCHEDULED = datetime(2121, 1, 1, tzinfo=UTC)
+
+
+def build_ladder_posts(count: int = LADDER_POST_COUNT) -> list[SyntheticPost]:
+    return [
+        SyntheticPost(
+            id=number,
+            created_at=LADDER_EPOCH + timedelta(minutes=number),
+            # Microseconds too, so every rung must render them.
+            updated_at=LADDER_EPOCH + timedelta(days=1, microseconds=number * 1_237),
+            published_at=(LADDER_SCHEDULED if number % 2 == 0 else LADDER_EPOCH)
+            + timedelta(hours=number),
+            title=f"Ladder post {number}",
+            content=SYNTHETIC_CONTENT,
+        )
+        for number in range(1, count + 1)
+    ]
