@@ -4,7 +4,7 @@ apps; each rung's step up from the one before shows what a cheaper way to answer
 what it gives up (validation, Pydantic's datetime rendering, fresh is_published).
 
 Every rung answers JSON that parses to the same posts as `response_model` (timestamps as
-instants): the harness checks it before timing (loadtest/ladder_verify.py).
+instants): the harness checks it before timing (verify_ladder in loadtest/verify.py).
 """
 
 from collections.abc import Callable

@@ -27,7 +27,13 @@ from loadtest.dataset import count_posts_titled, load_dataset
 from loadtest.docker_stack import ensure_docker_engine, start_container_app, start_docker_stack
 from loadtest.host import host_facts
 from loadtest.html_report import write_html_report
-from loadtest.locust_runs import STOP_TIMEOUT_S, LocustRun, locust_command, run_locust
+from loadtest.locust_runs import (
+    LOCUSTFILE,
+    STOP_TIMEOUT_S,
+    LocustRun,
+    locust_command,
+    run_locust,
+)
 from loadtest.memory import MemoryReading, PeakMemorySampler
 from loadtest.pinning import PinningPlan, pin_process_tree, plan_pinning
 from loadtest.processes import BenchmarkError, ensure_port_free
@@ -354,32 +360,11 @@ def measure_scenario(
     duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
     progress.begin(f"repeat {repeat}/{settings.repeats} · {name} · "
                    f"{' / '.join(apps)} in {settings.pairs} rounds", duration_s)  # fmt: skip
-    boundaries = CpuBoundaries(
-        schedule, apps, database.server_pid, pinning.app_cpus if pinning.enabled else None
-    )
-    locust = run_locust(
-        locust_command(
-            host=next(iter(apps.values())).base_url,
-            users=settings.users,
-            duration_s=duration_s,
-            output_prefix=prefix,
-            user_classes=[SCENARIO_USER_CLASS[name]],
-            load_processes=settings.load_processes,
-            extra_arguments=["--schedule", str(schedule_path)],
-        ),
-        output_prefix=prefix,
-        cpus=pinning.load_cpus if pinning.enabled else None,
-        on_tick=progress.tick,
-        timeout_s=duration_s + STOP_TIMEOUT_S + 60,
-        boundaries=boundaries.moments,
-        on_boundary=boundaries.read,
-    )
-    for arm, app in apps.items():
-        if app.process is not None and app.process.poll() is not None:
-            raise BenchmarkError(
-                f"{ARMS[arm].project} exited during the {name} scenario (see "
-                f"{ARMS[arm].project}.log)"
-            )
+    locust, cpu = run_paired_locust(
+        settings, schedule, schedule_path, apps, pinning, prefix, progress,
+        duration_s=duration_s, user_class=SCENARIO_USER_CLASS[name],
+        database_pid=database.server_pid, during=f"the {name} scenario",
+    )  # fmt: skip
     tallies = tally_by_name(locust.entries)
     warmup_requests = per_arm(tallies, "requests", WARMUP)
     run = ScenarioRun(
@@ -389,7 +374,7 @@ def measure_scenario(
         windows=build_window_records(
             schedule=schedule,
             tallies=tallies,
-            cpu=boundaries.per_window(),
+            cpu=cpu,
             repeat=repeat,
             app_cpu_capacity=app_cpu_capacity(settings, pinning),
         ),
@@ -406,6 +391,51 @@ def measure_scenario(
     return run
 
 
+def run_paired_locust(
+    settings: BenchmarkSettings,
+    schedule: Schedule,
+    schedule_path: Path,
+    apps: dict[str, RunningApp],  # arm -> its app (several arms may share one, as in the ladder)
+    pinning: PinningPlan,
+    prefix: Path,
+    progress: ProgressDisplay,
+    *,
+    duration_s: float,
+    user_class: str,
+    database_pid: int | None,
+    during: str,
+    locustfile: Path = LOCUSTFILE,
+) -> tuple[LocustRun, dict[int, WindowCpu]]:
+    """One locust run along a schedule, CPU read at every counted window's edges; an app that
+    died meanwhile is an error, never a window of zero requests."""
+    boundaries = CpuBoundaries(
+        schedule, apps, database_pid, pinning.app_cpus if pinning.enabled else None
+    )
+    locust = run_locust(
+        locust_command(
+            host=next(iter(apps.values())).base_url,
+            users=settings.users,
+            duration_s=duration_s,
+            output_prefix=prefix,
+            user_classes=[user_class],
+            load_processes=settings.load_processes,
+            locustfile=locustfile,
+            extra_arguments=["--schedule", str(schedule_path)],
+        ),
+        output_prefix=prefix,
+        cpus=pinning.load_cpus if pinning.enabled else None,
+        on_tick=progress.tick,
+        timeout_s=duration_s + STOP_TIMEOUT_S + 60,
+        boundaries=boundaries.moments,
+        on_boundary=boundaries.read,
+    )
+    for app in apps.values():
+        if app.process is not None and app.process.poll() is not None:
+            project = ARMS[app.name].project
+            raise BenchmarkError(f"{project} exited during {during} (see {project}.log)")
+    return locust, boundaries.per_window()
+
+
 class CpuBoundaries:
     """Reads every arm's and PostgreSQL's CPU at each measured window's counted start and end."""
 
@@ -418,22 +448,24 @@ class CpuBoundaries:
     ) -> None:
         self.schedule = schedule
         self.app_cpus = app_cpus
+        # Several arms may share a process (the ladder's rungs of one app): CPU is read once
+        # per process, and a window's "other arms" are the other processes.
         self.pids = {arm: app.pid for arm, app in apps.items()}
         self.database_pid = database_pid
         moments = set()
         for window in schedule.measured():
             moments |= {window.measure_start, window.end}
         self.moments = sorted(moments)
-        # planned moment -> (actual time, per-arm readings, PostgreSQL's reading, busy seconds
-        # of the app CPUs)
+        # planned moment -> (actual time, per-process readings, PostgreSQL's reading, busy
+        # seconds of the app CPUs)
         self.readings: dict[
-            float, tuple[float, dict[str, TreeCpu], TreeCpu | None, float | None]
+            float, tuple[float, dict[int, TreeCpu], TreeCpu | None, float | None]
         ] = {}
 
     def read(self, moment: float) -> None:
         before = time.time()
         app_cpus_busy = busy_seconds(self.app_cpus) if self.app_cpus else None
-        arms = {arm: read_tree_cpu(pid) for arm, pid in self.pids.items() if pid is not None}
+        arms = {pid: read_tree_cpu(pid) for pid in set(self.pids.values()) if pid is not None}
         database = read_tree_cpu(self.database_pid) if self.database_pid else None
         self.readings[moment] = ((before + time.time()) / 2, arms, database, app_cpus_busy)
 
@@ -444,17 +476,18 @@ class CpuBoundaries:
             end = self.readings.get(window.end)
             if start is None or end is None:
                 continue
-            spent = {arm: cpu_seconds_between(start[1][arm], end[1][arm])
-                     for arm in start[1] if arm in end[1]}  # fmt: skip
+            spent = {pid: cpu_seconds_between(start[1][pid], end[1][pid])
+                     for pid in start[1] if pid in end[1]}  # fmt: skip
             database_cpu = None
             if start[2] is not None and end[2] is not None:
                 database_cpu = cpu_seconds_between(start[2], end[2])
-            others = [seconds for arm, seconds in spent.items() if arm != window.arm]
+            own_pid = self.pids.get(window.arm)
+            others = [seconds for pid, seconds in spent.items() if pid != own_pid]
             foreign = None
             if start[3] is not None and end[3] is not None and spent:
                 foreign = max(end[3] - start[3] - sum(spent.values()), 0.0)
             cpu[window.index] = WindowCpu(
-                end[0] - start[0], spent.get(window.arm), database_cpu,
+                end[0] - start[0], spent.get(own_pid) if own_pid else None, database_cpu,
                 other_arms_cpu_s=sum(others) if others else None, foreign_cpu_s=foreign,
             )  # fmt: skip
         return cpu

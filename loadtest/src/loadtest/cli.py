@@ -18,8 +18,14 @@ from loadtest.settings import (
     APP_NAMES,
     ARMS,
     BASELINE,
+    LADDER_PAIRS,
+    LADDER_QUICK_PAIRS,
     LOCUST_WEB_PORT,
+    PROFILE_REQUESTS,
     QUICK_OVERRIDES,
+    QUICK_PROFILE_REQUESTS,
+    WHERE_TIME_GOES_APPS,
+    WHERE_TIME_GOES_MODES,
     BenchmarkSettings,
 )
 
@@ -127,12 +133,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "mode",
         nargs="?",
-        choices=("run", "up", "dataset", "report"),
+        choices=("run", "up", "dataset", "report", "ladder", "micro", "profile"),
         default="run",
         help="run: the benchmark; up: PostgreSQL + the apps + the locust web UI until Ctrl-C; "
         "dataset: empty the posts table of the database in DATABASE_URL, load the dataset, exit; "
         "report RUN_DIR [RUN_DIR]: rebuild a run's report.md and report.html from its "
-        "results.json, or compare two runs",
+        "results.json, or compare two runs; "
+        "where the time goes (README): ladder: the serialisation ladder's eight rungs in "
+        "both apps, paired; micro: in-process micro-benchmarks in each app's environment; "
+        "profile: READ synthetic and READ under cProfile in each app",
     )
     parser.add_argument("run_dirs", nargs="*", type=Path, metavar="RUN_DIR", help=argparse.SUPPRESS)
     quick = BenchmarkSettings(**QUICK_OVERRIDES)
@@ -237,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
         replacement="--pairs and --window (measuring is in paired windows now)",
     )  # fmt: skip
     parser.add_argument(
+        "--requests",
+        type=positive_int,
+        help="profile mode: requests profiled per app and scenario (default "
+        f"{PROFILE_REQUESTS}, --quick {QUICK_PROFILE_REQUESTS})",
+    )
+    parser.add_argument(
         "--results-dir", type=Path, help="where runs are written (default results/)"
     )
     return parser
@@ -260,9 +275,15 @@ def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
         "load_processes": arguments.load_processes,
         "results_dir": arguments.results_dir,
     }
+    if arguments.mode in WHERE_TIME_GOES_MODES and arguments.apps is None:
+        explicit["apps"] = WHERE_TIME_GOES_APPS
+    if arguments.mode == "ladder" and arguments.pairs is None:
+        explicit["pairs"] = LADDER_QUICK_PAIRS if arguments.quick else LADDER_PAIRS
     settings = replace(
         settings, **{key: value for key, value in explicit.items() if value is not None}
     )
+    if arguments.requests is not None and arguments.mode != "profile":
+        raise BenchmarkError("--requests is an option of the profile mode only")
     ports = {arm: getattr(arguments, f"port_{arm.replace('-', '_')}") for arm in ARMS}
     for arm, other in combinations(settings.apps, 2):
         if ports[arm] == ports[other]:
@@ -354,6 +375,18 @@ def main(argv: list[str] | None = None) -> int:
             rebuild_reports(arguments.run_dirs, settings.results_dir, console)
         elif arguments.mode == "dataset":
             load_dataset_into_configured_database(settings, console)
+        elif arguments.mode == "ladder":
+            from loadtest.ladder import run_ladder
+
+            run_ladder(settings, console)
+        elif arguments.mode == "micro":
+            from loadtest.micro import run_micro
+
+            run_micro(settings, console, quick=arguments.quick)
+        elif arguments.mode == "profile":
+            from loadtest.profiling import run_profile
+
+            run_profile(settings, console, quick=arguments.quick, requests=arguments.requests)
         elif arguments.mode == "up":
             from loadtest.interactive import run_interactive
 

@@ -74,9 +74,13 @@ class ScenarioUser(FastHttpUser):
     wait_time = constant(0)
     scenario = ""
 
+    def request_path(self) -> str:
+        """Appended to the host (under the harness, the base URL of the window's arm)."""
+        return SCENARIOS[self.scenario].path
+
     @task
     def run_scenario(self) -> None:
-        path = SCENARIOS[self.scenario].path
+        path = self.request_path()
         options = self.environment.parsed_options
         schedule_path = getattr(options, "schedule", "") if options else ""
         if not schedule_path:

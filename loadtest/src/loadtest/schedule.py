@@ -101,21 +101,40 @@ def build_schedule(
     warmup_s: float,
 ) -> Schedule:
     """Warm-up windows (one per arm, not counted), then `rounds` rounds of one window per arm."""
+    return build_grouped_schedule(
+        scenario=scenario, hosts=hosts, start=start,
+        groups=balanced_rounds(tuple(hosts), rounds),
+        window_s=window_s, settle_s=settle_s, warmup_s=warmup_s,
+    )  # fmt: skip
+
+
+def build_grouped_schedule(
+    *,
+    scenario: str,
+    hosts: dict[str, str],
+    start: float,
+    groups: list[list[str]],
+    window_s: float,
+    settle_s: float,
+    warmup_s: float,
+) -> Schedule:
+    """Warm-up windows in the first group's order (then any arm it lacks), then one window per
+    arm of each group; a group's windows share its index as their `round`, the unit of pairing
+    (build_schedule: a round of every arm; the ladder: a few arms around one rung)."""
     if not 0 <= settle_s < window_s:
         raise ValueError(f"settle time {settle_s}s must be shorter than the window ({window_s}s)")
-    arms = tuple(hosts)
     windows: list[Window] = []
     moment = start
-    order = balanced_rounds(arms, rounds)
-    warmup_order = order[0] if order else list(arms)
+    first = groups[0] if groups else []
+    warmup_order = list(dict.fromkeys([*first, *hosts]))
     if warmup_s > 0:
         for arm in warmup_order:
             windows.append(
                 Window(len(windows), arm, WARMUP, None, moment, moment, moment + warmup_s)
             )
             moment += warmup_s
-    for round_, round_arms in enumerate(order):
-        for arm in round_arms:
+    for round_, group_arms in enumerate(groups):
+        for arm in group_arms:
             end = moment + window_s
             windows.append(
                 Window(len(windows), arm, MEASURED, round_, moment, moment + settle_s, end)

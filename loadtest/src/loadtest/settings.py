@@ -78,3 +78,18 @@ class BenchmarkSettings:
 # --quick: a first look, for CI too.
 # Three arms in under 2 minutes: about 25 s of load per scenario, 3 start-ups per arm.
 QUICK_OVERRIDES = {"pairs": 10, "repeats": 1, "warmup_s": 1.0, "startup_samples": 3}
+
+
+# `./test.sh ladder`, `micro` and `profile` (README, "Where the time goes") compare the two
+# Pydantic majors unless --apps says otherwise.
+WHERE_TIME_GOES_MODES = ("ladder", "micro", "profile")
+WHERE_TIME_GOES_APPS = ("v1", "v2")
+# Requests profiled per app and scenario by `./test.sh profile` (and with --quick).
+PROFILE_REQUESTS = 2000
+QUICK_PROFILE_REQUESTS = 500
+# Rounds of the ladder (loadtest/ladder.py): each holds 4 windows per rung above response_model.
+LADDER_PAIRS = 12
+LADDER_QUICK_PAIRS = 6
+# One warm-up window per ladder arm, not counted: the apps are already running, and each route
+# only needs its first requests (and Pydantic's first serialisation of its model) behind it.
+LADDER_WARMUP_S = 0.5

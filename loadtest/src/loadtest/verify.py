@@ -5,6 +5,8 @@ from typing import Any
 
 import httpx
 
+from commons.ladder import BASE_RUNG, LADDER_PREFIX
+from commons.ladder_check import rung_differences
 from loadtest.dataset import count_posts_titled
 from loadtest.scenarios import Scenario, write_body
 
@@ -96,3 +98,24 @@ def verify_scenario(
             return verify_write(client, scenario, database_url, arm)
     except (httpx.HTTPError, ValueError) as error:
         return [f"{type(error).__name__}: {error}"]
+
+
+def verify_ladder(client: httpx.Client, rungs: tuple[str, ...]) -> dict[str, list[str]]:
+    """Per rung, how its answer differs from response_model's (commons/ladder_check.py); empty
+    lists when every rung answers the same posts. `client` is bound to the app's base URL."""
+    problems: dict[str, list[str]] = {}
+    bodies: dict[str, bytes] = {}
+    for rung in (BASE_RUNG, *(rung for rung in rungs if rung != BASE_RUNG)):
+        try:
+            response = client.get(f"{LADDER_PREFIX}/{rung}")
+        except httpx.HTTPError as error:
+            problems[rung] = [f"{type(error).__name__}: {error}"]
+            continue
+        problems[rung] = response_problems(response, 200)
+        bodies[rung] = response.content
+    if BASE_RUNG not in bodies or problems[BASE_RUNG]:
+        return problems
+    for rung, body in bodies.items():
+        if not problems[rung]:
+            problems[rung] = rung_differences(bodies[BASE_RUNG], body)
+    return problems

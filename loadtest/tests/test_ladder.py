@@ -1,0 +1,129 @@
+"""The ladder's harness (loadtest/ladder.py, ladder_results.py): its timetable pairs each rung
+with its own app's response_model, its figures come from the paired windows, a rung answering
+other posts is refused before timing, and a real run writes every figure the README promises."""
+
+import json
+from collections import Counter
+
+import httpx
+import pytest
+
+from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
+from commons.plain_json import native_orjson, posts_payload
+from commons.synthetic import build_ladder_posts
+from loadtest.ladder import check_rungs, ladder_groups
+from loadtest.ladder_results import ladder_arm, rung_figures, split_arm
+from loadtest.processes import BenchmarkError
+from loadtest.verify import verify_ladder
+from loadtest.windows import WindowRecord
+from tests.runner import only_run, port_options, run_runner
+
+UPPER = [rung for rung in RUNG_NAMES if rung != BASE_RUNG]
+
+
+def test_every_group_holds_each_apps_rung_next_to_its_response_model() -> None:
+    groups = ladder_groups(("v1", "v2"), RUNG_NAMES, rounds=4)
+    assert len(groups) == 4 * len(UPPER)
+    base_first = Counter()
+    for group in groups:
+        assert len(group) == 4 and len(set(group)) == 4
+        [rung] = {split_arm(arm)[1] for arm in group} - {BASE_RUNG}
+        for app in ("v1", "v2"):
+            base, own = group.index(ladder_arm(app, BASE_RUNG)), group.index(ladder_arm(app, rung))
+            assert abs(base - own) == 1, group  # adjacent windows
+            base_first[(app, rung)] += base < own
+    # Over four rounds each app takes response_model first in exactly half of each rung's groups.
+    assert set(base_first.values()) == {2}
+
+
+def test_every_rung_comes_once_a_round_in_a_rotating_place() -> None:
+    groups = ladder_groups(("v2",), RUNG_NAMES, rounds=3)
+    rounds = [groups[index : index + len(UPPER)] for index in range(0, len(groups), len(UPPER))]
+    firsts = []
+    for round_groups in rounds:
+        rungs = [
+            split_arm(next(a for a in g if not a.endswith(BASE_RUNG)))[1] for g in round_groups
+        ]
+        assert sorted(rungs) == sorted(UPPER)
+        firsts.append(rungs[0])
+    assert len(set(firsts)) == 3
+
+
+def window(arm: str, group: int, requests: int, app_cpu_s: float) -> WindowRecord:
+    return WindowRecord(
+        repeat=1, scenario="ladder", arm=arm, window=0, round=group, started_at=0.0,
+        duration_s=1.0, requests=requests, failures=0, histogram={}, app_cpu_s=app_cpu_s,
+        cpu_span_s=1.0,
+    )  # fmt: skip
+
+
+def test_speed_ups_are_paired_within_groups_and_get_an_interval() -> None:
+    records = []
+    for group in range(8):
+        drift = 1 + group / 10  # the machine's speed moves between groups, not within one
+        records += [
+            window("v2/response_model", group, round(100 * drift), 0.9),
+            window("v2/floor", group, round(400 * drift), 0.9 / 4 / 2),
+        ]
+    figures = rung_figures(records, "v2", "floor")
+    assert figures["speedup"]["median"] == pytest.approx(4.0, rel=0.01)
+    assert figures["speedup"]["pairs"] == 8
+    assert figures["speedup"]["ci95_low"] is not None
+    assert figures["speedup_vs_response_model"] == figures["speedup"]["median"]
+    # CPU per request: 900 ms / (100 x drift) on response_model, 112.5 ms / (400 x drift) here.
+    assert figures["cpu_speedup"]["median"] == pytest.approx(32.0, rel=0.02)
+    assert figures["windows"] == 8
+    assert rung_figures(records, "v2", BASE_RUNG)["speedup_vs_response_model"] == 1.0
+
+
+def serve(bodies: dict[str, bytes]) -> httpx.Client:
+    def answer(request: httpx.Request) -> httpx.Response:
+        rung = request.url.path.removeprefix(f"{LADDER_PREFIX}/")
+        return httpx.Response(200, content=bodies[rung],
+                              headers={"content-type": "application/json"})  # fmt: skip
+
+    return httpx.Client(transport=httpx.MockTransport(answer), base_url="http://app")
+
+
+def test_verification_rejects_a_rung_that_answers_different_posts() -> None:
+    reference = native_orjson(posts_payload(build_ladder_posts()))
+    short = json.loads(reference)
+    short["posts"] = short["posts"][:-1]
+    bodies = dict.fromkeys(RUNG_NAMES, reference) | {"construct": json.dumps(short).encode()}
+    with serve(bodies) as client:
+        problems = verify_ladder(client, RUNG_NAMES)
+        assert problems["construct"] == ["99 posts, expected 100"]
+        assert all(not found for rung, found in problems.items() if rung != "construct")
+        with pytest.raises(BenchmarkError, match="/ladder/construct failed verification"):
+            check_rungs("v1", client, RUNG_NAMES)
+
+
+def test_verification_passes_the_same_posts_written_differently() -> None:
+    posts = posts_payload(build_ladder_posts())
+    reference = native_orjson(posts)
+    as_z = reference.replace(b"+00:00", b"Z")
+    with serve(dict.fromkeys(RUNG_NAMES, reference) | {"pydantic_json": as_z}) as client:
+        assert all(not found for found in verify_ladder(client, RUNG_NAMES).values())
+        check_rungs("v2", client, RUNG_NAMES)
+
+
+def test_a_real_ladder_run_writes_every_rung_of_both_apps(tmp_path) -> None:
+    done = run_runner(
+        "ladder", "--pairs", "1", "--window", "0.4", "--users", "4", "--no-calibration",
+        "--results-dir", str(tmp_path), *port_options(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    run_dir = only_run(tmp_path)
+    assert run_dir.name.endswith("-ladder")
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["kind"] == "ladder"
+    assert set(results["ladder"]) == {"v1", "v2"}
+    for app, rungs in results["ladder"].items():
+        assert list(rungs) == list(RUNG_NAMES), app
+        for rung, figures in rungs.items():
+            assert figures["rps"] > 0 and figures["app_cpu_us_per_request"] > 0, (app, rung)
+            assert figures["speedup_vs_response_model"] > 0, (app, rung)
+            assert figures["failures"] == 0, (app, rung)
+    assert set(results["comparisons"]["v2_over_v1"]) == set(RUNG_NAMES)
+    assert "floor" in (run_dir / "report.md").read_text()
+    assert "serialisation ladder" in done.stdout
