@@ -94,7 +94,7 @@ def test_help_lists_every_option() -> None:
                    "--dataset", "--apps", "--scenarios", "--workers", "--no-pin",
                    "--load-processes", "--cross-check", "--startup-samples", "--port-v1",
                    "--port-v2", "--port-v2-latest", "--dataset-size", "--ui-port",
-                   "report"):  # fmt: skip
+                   "report", "ladder", "micro", "profile", "--requests"):  # fmt: skip
         assert option in help_text
 
 

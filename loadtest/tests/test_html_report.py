@@ -96,15 +96,17 @@ def test_runs_without_ratios_draw_no_ratio_chart(tmp_path: Path) -> None:
         (["{broken}"], "cannot read"),
         (["{old}", "{old}"], "both arguments are the same run"),
         (["{mangled}"], "a results.json lacks or mangles a field the report needs"),
+        (["{ladder}"], "is a ladder run, whose report.md was written with it"),
     ],
 )
 def test_report_mode_errors_are_one_line(tmp_path: Path, arguments, message: str) -> None:
     for name, content in (("empty", None), ("old", '{"schema_version": 1}'), ("broken", "{"),
-                          ("mangled", '{"schema_version": 3}')):  # fmt: skip
+                          ("mangled", '{"schema_version": 3}'),
+                          ("ladder", '{"kind": "ladder"}')):  # fmt: skip
         (tmp_path / name).mkdir()
         if content is not None:
             (tmp_path / name / "results.json").write_text(content)
-    names = ("empty", "old", "broken", "mangled")
+    names = ("empty", "old", "broken", "mangled", "ladder")
     argv = [argument.format(**{n: str(tmp_path / n) for n in names})
             for argument in arguments]  # fmt: skip
     result = run_runner("report", *argv)

@@ -11,6 +11,7 @@ from rich.table import Table
 from loadtest.html_report import comparison_page, comparison_rows, write_html_report
 from loadtest.processes import BenchmarkError
 from loadtest.report import print_table, write_report
+from loadtest.settings import WHERE_TIME_GOES_MODES
 
 READABLE_SCHEMAS = (2, 3)  # 2: before start-up and the third arm; read with what it has
 
@@ -23,6 +24,10 @@ def load_results(run_dir: Path) -> dict[str, Any]:
         results = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise BenchmarkError(f"cannot read {path}: {error}".splitlines()[0]) from None
+    kind = results.get("kind") if isinstance(results, dict) else None
+    if kind in WHERE_TIME_GOES_MODES:
+        raise BenchmarkError(f"{run_dir} is a {kind} run, whose report.md was written with it; "
+                             "the report mode rebuilds benchmark runs only")  # fmt: skip
     version = results.get("schema_version") if isinstance(results, dict) else None
     if version not in READABLE_SCHEMAS:
         raise BenchmarkError(f"{path} has schema_version {version!r}; this version reads "
