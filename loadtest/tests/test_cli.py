@@ -52,6 +52,29 @@ def test_conflicting_or_pointless_options_are_refused() -> None:
         settings_for("--cross-check", "--apps", "v2,v2-latest")
 
 
+def test_where_the_time_goes_modes_compare_v1_and_v2_with_their_own_rounds() -> None:
+    assert settings_for("ladder").apps == ("v1", "v2")
+    assert settings_for("micro", "--apps", "v2,v2-latest").apps == ("v2", "v2-latest")
+    assert (settings_for("ladder").pairs, settings_for("ladder", "--quick").pairs) == (12, 6)
+    assert settings_for("ladder", "--quick", "--pairs", "9").pairs == 9
+    assert settings_for("--quick").pairs == 10  # the benchmark's own preset is untouched
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["micro", "--scenarios", "read"], "--scenarios does not apply to the micro mode"),
+        (["ladder", "--dataset-size", "500"], "--dataset-size does not apply to the ladder mode"),
+        (["profile", "--pairs", "3", "--no-calibration"],
+         "--pairs, --no-calibration do not apply to the profile mode"),
+        (["run", "--requests", "3"], "--requests is an option of the profile mode only"),
+    ],
+)  # fmt: skip
+def test_options_a_mode_would_ignore_are_refused(argv: list[str], message: str) -> None:
+    with pytest.raises(BenchmarkError, match=message):
+        settings_for(*argv)
+
+
 def test_comparisons_follow_the_arms_that_run() -> None:
     assert settings_for("--apps", "v2,v2-latest").comparisons == [("v2-latest", "v2")]
     assert settings_for("--apps", "v1,v2-latest").comparisons == [("v2-latest", "v1")]

@@ -257,7 +257,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What each "where the time goes" mode reads; any other option is refused, not ignored.
+MODE_OPTIONS = {
+    "ladder": {"quick", "pairs", "window", "users", "apps", "workers", "load_processes",
+               "no_pin", "no_calibration", "results_dir", *(f"port_{arm.replace('-', '_')}"
+                                                            for arm in ARMS)},
+    "micro": {"quick", "apps", "no_pin", "results_dir"},
+    "profile": {"quick", "requests", "apps", "dataset_size", "no_pin", "results_dir"},
+}  # fmt: skip
+
+
+def check_mode_options(arguments: argparse.Namespace) -> None:
+    allowed = MODE_OPTIONS.get(arguments.mode)
+    if allowed is None:
+        return
+    defaults = vars(build_parser().parse_intermixed_args([]))
+    given = [name for name, value in vars(arguments).items()
+             if name not in ("mode", "run_dirs") and value != defaults.get(name)]  # fmt: skip
+    refused = [f"--{name.replace('_', '-')}" for name in given if name not in allowed]
+    if refused:
+        verb = "does" if len(refused) == 1 else "do"
+        raise BenchmarkError(f"{', '.join(refused)} {verb} not apply to the {arguments.mode} "
+                             f"mode (see {PROGRAM} --help)")  # fmt: skip
+
+
 def settings_from_arguments(arguments: argparse.Namespace) -> BenchmarkSettings:
+    check_mode_options(arguments)
     settings = BenchmarkSettings()
     if arguments.quick:
         settings = replace(settings, **QUICK_OVERRIDES)
