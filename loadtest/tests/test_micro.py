@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 
 from loadtest.apps import arm_python
-from loadtest.micro import (
+from loadtest.micro import MicroJob, plan_jobs
+from loadtest.micro_results import (
     PYDANTIC_GROUP,
     SHARED_GROUPS,
-    MicroJob,
     container_rows,
     encoder_rows,
     paired_ratios,
-    plan_jobs,
     pydantic_rows,
     summarise,
     table_title,

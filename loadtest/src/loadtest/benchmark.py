@@ -39,7 +39,7 @@ from loadtest.pinning import PinningPlan, pin_process_tree, plan_pinning
 from loadtest.processes import BenchmarkError, ensure_port_free
 from loadtest.progress import ProgressDisplay
 from loadtest.report import print_table, write_report
-from loadtest.results import build_results, link_latest, write_results
+from loadtest.results import build_results, create_run_dir, link_latest, write_results
 from loadtest.scenarios import SCENARIO_NAMES, SCENARIOS, write_title
 from loadtest.schedule import WARMUP, Schedule, build_schedule
 from loadtest.settings import APP_NAMES, ARMS, BenchmarkSettings
@@ -133,11 +133,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
         for app_name in settings.apps:  # now, not minutes later
             ensure_port_free(settings.ports[app_name], ARMS[app_name].project)
     started_at = datetime.now(UTC)
-    run_dir = settings.results_dir / started_at.strftime("%Y%m%dT%H%M%SZ")
-    try:
-        run_dir.mkdir(parents=True, exist_ok=False)
-    except OSError as error:
-        raise BenchmarkError(f"cannot create {run_dir}: {error.strerror}") from None
+    run_dir = create_run_dir(settings.results_dir, started_at)
     host = host_facts()  # before pinning narrows what this process sees
     pinning = plan_pinning(settings.pin and not settings.docker)
     if settings.docker:

@@ -41,7 +41,7 @@ from loadtest.locust_runs import LocustRun
 from loadtest.pinning import PinningPlan, pin_process_tree, plan_pinning
 from loadtest.processes import BenchmarkError, ensure_port_free
 from loadtest.progress import ProgressDisplay
-from loadtest.results import write_results
+from loadtest.results import create_run_dir, write_results
 from loadtest.schedule import Schedule, build_grouped_schedule
 from loadtest.settings import ARMS, LADDER_WARMUP_S, REPOSITORY_ROOT, BenchmarkSettings
 from loadtest.verify import verify_ladder
@@ -89,11 +89,7 @@ def run_ladder(settings: BenchmarkSettings, console: Console) -> Path:
         ensure_port_free(settings.ports[app], ARMS[app].project)
     rungs = RUNG_NAMES
     started_at = datetime.now(UTC)
-    run_dir = settings.results_dir / f"{started_at.strftime('%Y%m%dT%H%M%SZ')}-ladder"
-    try:
-        run_dir.mkdir(parents=True, exist_ok=False)
-    except OSError as error:
-        raise BenchmarkError(f"cannot create {run_dir}: {error.strerror}") from None
+    run_dir = create_run_dir(settings.results_dir, started_at, "ladder")
     host = host_facts()
     pinning = plan_pinning(settings.pin)
     if pinning.enabled:

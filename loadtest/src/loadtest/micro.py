@@ -2,34 +2,28 @@
 environment, paired per round with their plain-Python baseline; tables, results.json, report."""
 
 import json
-import statistics
 import time
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from loadtest.apps import arm_python
 from loadtest.host import host_facts
+from loadtest.micro_results import (
+    PYDANTIC_GROUP,
+    SHARED_GROUPS,
+    print_tables,
+    summarise,
+    write_micro_report,
+)
 from loadtest.pinning import format_cpus, plan_pinning
 from loadtest.processes import BenchmarkError, start_process, stop_process
-from loadtest.report import format_number, markdown_table
-from loadtest.settings import ARMS, BASELINE, REPOSITORY_ROOT, BenchmarkSettings
-from loadtest.stats import median_with_ci
+from loadtest.results import create_run_dir, write_results
+from loadtest.settings import ARMS, REPOSITORY_ROOT, BenchmarkSettings
 
 KIND = "micro"
-PYDANTIC_GROUP = "pydantic"
-SHARED_GROUPS = ("encoders", "container")  # no Pydantic in them: timed in one environment
-CONTAINER_OPERATIONS = ("encode", "decode")
-TITLES = {
-    "pydantic": "Pydantic paths, the ladder's 100 posts",
-    "encoders": "JSON encoders, the same 100 post dicts",
-    "container": "A container of 2,000 records (study 002)",
-}
 
 
 @dataclass(frozen=True)
@@ -115,294 +109,11 @@ def run_job(job: MicroJob, plan: MicroPlan, run_dir: Path, cpus: tuple[int, ...]
     return {"arm": job.arm, "environment": job.environment, **json.loads(output.read_text())}
 
 
-# --- Statistics: raw rounds -> figures per benchmark -----------------------------------------
-
-
-def samples_by_round(benchmark: dict[str, Any], process: int) -> dict[tuple[int, int], float]:
-    return {(process, s["round"]): s["seconds_per_call"] for s in benchmark["samples"]}
-
-
-def collect_benchmarks(runs: Iterable[dict[str, Any]], arm: str, group: str) -> dict[str, dict]:
-    """Per benchmark of the arm's group: its description and seconds per call by (process,
-    round), the key that pairs it with its baseline."""
-    collected: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        if run["arm"] != arm:
-            continue
-        for benchmark in run["benchmarks"]:
-            if benchmark["group"] != group:
-                continue
-            entry = collected.setdefault(
-                benchmark["name"],
-                {
-                    key: value
-                    for key, value in benchmark.items()
-                    if key not in ("samples", "loops_per_measurement")
-                }
-                | {"seconds": {}, "loops": []},
-            )
-            entry["seconds"].update(samples_by_round(benchmark, run["process"]))
-            entry["loops"].append(benchmark["loops_per_measurement"])
-    return collected
-
-
-def paired_ratios(seconds: dict[tuple, float], baseline: dict[tuple, float]) -> list[float]:
-    """Per round, this benchmark's time over its baseline's in the same round."""
-    return [seconds[key] / baseline[key] for key in sorted(seconds) if baseline.get(key)]
-
-
-def benchmark_figures(entry: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
-    microseconds = [value * 1e6 for _, value in sorted(entry["seconds"].items())]
-    figures: dict[str, Any] = {
-        key: value for key, value in entry.items() if key not in ("seconds", "loops")
-    }
-    figures |= {
-        "us_per_call": statistics.median(microseconds),
-        "stdev_us": statistics.stdev(microseconds) if len(microseconds) > 1 else None,
-        "min_us": min(microseconds),
-        "max_us": max(microseconds),
-        "samples": len(microseconds),
-        "loops_per_measurement": [min(entry["loops"]), max(entry["loops"])],
-        "is_baseline": entry["name"] == entry["baseline"],
-    }
-    ratios = paired_ratios(entry["seconds"], baseline["seconds"])
-    ratio, low, high = median_with_ci(ratios)
-    figures["ratio_to_baseline"] = {
-        "ratio": ratio,
-        "ci_low": low,
-        "ci_high": high,
-        "pairs": len(ratios),
-    }
-    return figures
-
-
-def arm_figures(runs: list[dict[str, Any]], arm: str, group: str) -> dict[str, dict]:
-    collected = collect_benchmarks(runs, arm, group)
-    missing = {entry["baseline"] for entry in collected.values()} - set(collected)
-    if missing:
-        raise BenchmarkError(f"{group} in {arm}: no baseline {', '.join(sorted(missing))}")
-    return {
-        name: benchmark_figures(entry, collected[entry["baseline"]])
-        for name, entry in collected.items()
-    }
-
-
-def across_arms(arms: dict[str, dict[str, dict]], reference: str) -> dict[str, dict]:
-    """Each arm's time over the reference arm's, per benchmark, as the quotient of their ratios
-    to the baseline: the arms ran in different processes, so their times cannot be paired, but
-    the baseline (the same plain Python in every environment) takes the machine's speed out of
-    both. A quotient of medians, without an interval."""
-    comparisons: dict[str, dict[str, float | None]] = {}
-    for arm, benchmarks in arms.items():
-        if arm == reference:
-            continue
-        comparisons[arm] = {}
-        for name, figures in benchmarks.items():
-            ours = figures["ratio_to_baseline"]["ratio"]
-            theirs = arms[reference].get(name, {}).get("ratio_to_baseline", {}).get("ratio")
-            comparisons[arm][name] = ours / theirs if ours and theirs else None
-    return comparisons
-
-
-def group_arms(runs: list[dict[str, Any]], group: str) -> list[str]:
-    arms = []
-    for run in runs:
-        if group in run["settings"]["groups"] and run["arm"] not in arms:
-            arms.append(run["arm"])
-    return arms
-
-
-def summarise_group(runs: list[dict[str, Any]], group: str) -> dict[str, Any]:
-    arms = group_arms(runs, group)
-    summary: dict[str, Any] = {"title": TITLES.get(group, group), "arms": {}}
-    for arm in arms:
-        first = next(
-            run for run in runs if run["arm"] == arm and group in run["settings"]["groups"]
-        )
-        benchmarks = arm_figures(runs, arm, group)
-        summary["arms"][arm] = {
-            "environment": first["environment"],
-            "package": first["app"],
-            "versions": first["versions"],
-            "benchmarks": benchmarks,
-        }
-    baselines = {
-        figures["baseline"]
-        for arm in summary["arms"].values()
-        for figures in arm["benchmarks"].values()
-    }
-    summary["baselines"] = sorted(baselines)
-    if len(arms) > 1:
-        reference = BASELINE if BASELINE in arms else arms[0]
-        summary["across_arms"] = {
-            "reference": reference,
-            "time_over_reference": across_arms(
-                {arm: summary["arms"][arm]["benchmarks"] for arm in arms}, reference
-            ),
-        }
-    if group == "container":
-        container = next(run["container"] for run in runs if "container" in run)
-        summary["records"] = container["records"]
-        summary["formats"] = container["formats"]
-    return summary
-
-
-def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    groups = []
-    for run in runs:
-        groups += [group for group in run["settings"]["groups"] if group not in groups]
-    return {"groups": {group: summarise_group(runs, group) for group in groups}}
-
-
-# --- Tables: the same rows for the terminal and report.md -----------------------------------
-
-
-def format_microseconds(figures: dict[str, Any]) -> str:
-    digits = 0 if figures["us_per_call"] >= 1000 else 1
-    text = format_number(figures["us_per_call"], digits)
-    if figures["stdev_us"] is not None:
-        text += f" ± {format_number(figures['stdev_us'], digits)}"
-    return text
-
-
-def format_ratio(figures: dict[str, Any]) -> str:
-    if figures["is_baseline"]:
-        return "baseline"
-    ratio = figures["ratio_to_baseline"]
-    if ratio["ratio"] is None:
-        return "–"
-    text = f"{ratio['ratio']:.2f}x"
-    if ratio["ci_low"] is not None:
-        text += f" [{ratio['ci_low']:.2f}–{ratio['ci_high']:.2f}]"
-    return text
-
-
-def arm_versions(summary: dict[str, Any], arm: str) -> str:
-    versions = summary["arms"][arm]["versions"]
-    return f"Pydantic {versions.get('pydantic') or '–'}, FastAPI {versions.get('fastapi') or '–'}"
-
-
-def pydantic_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    arms = list(summary["arms"])
-    header = ["path"]
-    for arm in arms:
-        header += [f"{arm} µs ± sd", f"{arm} vs baseline"]
-    comparisons = summary.get("across_arms")
-    if comparisons:
-        reference = comparisons["reference"]
-        header += [f"{reference} ÷ {arm}" for arm in comparisons["time_over_reference"]]
-    rows = []
-    for name, figures in summary["arms"][arms[0]]["benchmarks"].items():
-        row = [figures["label"]]
-        for arm in arms:
-            cell = summary["arms"][arm]["benchmarks"].get(name)
-            row += [format_microseconds(cell), format_ratio(cell)] if cell else ["–", "–"]
-        if comparisons:
-            for quotients in comparisons["time_over_reference"].values():
-                quotient = quotients.get(name)
-                # The reference's time over this arm's: above 1, this arm is faster. The
-                # baseline's is 1 by construction, so it is left out.
-                shown = quotient and not figures["is_baseline"]
-                row.append(f"{1 / quotient:.2f}x" if shown else "–")
-        rows.append(row)
-    return header, rows
-
-
-def single_arm(summary: dict[str, Any]) -> tuple[str, dict[str, dict]]:
-    [(arm, figures)] = summary["arms"].items()
-    return arm, figures["benchmarks"]
-
-
-def encoder_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    _, benchmarks = single_arm(summary)
-    header = ["encoder (to bytes)", "µs per call ± sd", "vs baseline"]
-    rows = [
-        [figures["label"], format_microseconds(figures), format_ratio(figures)]
-        for figures in benchmarks.values()
-    ]
-    return header, rows
-
-
-def container_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    _, benchmarks = single_arm(summary)
-    header = ["format", "encode µs ± sd", "encode vs", "decode µs ± sd", "decode vs", "bytes",
-              "zlib bytes"]  # fmt: skip
-    rows = []
-    for name, facts in summary["formats"].items():
-        row = [facts["label"]]
-        for operation in CONTAINER_OPERATIONS:
-            cell = benchmarks.get(f"{name}.{operation}")
-            row += [format_microseconds(cell), format_ratio(cell)] if cell else ["–", "–"]
-        row += [f"{facts['bytes']:,}", f"{facts['zlib_bytes']:,}"]
-        rows.append(row)
-    return header, rows
-
-
-ROW_BUILDERS = {"pydantic": pydantic_rows, "encoders": encoder_rows, "container": container_rows}
-
-
-def baseline_label(group: str, summary: dict[str, Any]) -> str:
-    if group == "container":
-        name = summary["baselines"][0].split(".")[0]
-        return f"{summary['formats'][name]['label']}, the study's starting point"
-    [baseline] = summary["baselines"]
-    arms = list(summary["arms"])
-    return f"{summary['arms'][arms[0]]['benchmarks'][baseline]['label']} (plain Python)"
-
-
-def table_title(group: str, summary: dict[str, Any]) -> str:
-    return f"{summary['title']} — baseline: {baseline_label(group, summary)}"
-
-
-def where_note(group: str, summary: dict[str, Any]) -> str:
-    arms = summary["arms"]
-    if group == PYDANTIC_GROUP:
-        return "Each app in its own environment: " + "; ".join(
-            f"{arm} in {figures['environment']} ({arm_versions(summary, arm)})"
-            for arm, figures in arms.items()
-        )
-    [(arm, figures)] = arms.items()
-    return f"Timed once, in {figures['environment']}'s environment (arm {arm}), without the app"
-
-
-def caption(group: str, summary: dict[str, Any]) -> str:
-    samples = max(
-        figures["samples"]
-        for arm in summary["arms"].values()
-        for figures in arm["benchmarks"].values()
-    )
-    text = (
-        f"{where_note(group, summary)}. µs: median of {samples} rounds ± std-dev. vs baseline: "
-        "time over the baseline's time in the same round, median [95% CI]; below 1x is faster."
-    )
-    if group == PYDANTIC_GROUP and summary.get("across_arms"):
-        reference = summary["across_arms"]["reference"]
-        text += (
-            f" {reference} ÷ other: {reference}'s time over the other's, each taken relative to "
-            "its own baseline (no CI: different processes); above 1x the other is faster."
-        )
-    return text
-
-
-def print_tables(micro: dict[str, Any], console: Console) -> None:
-    for group, summary in micro["groups"].items():
-        header, rows = ROW_BUILDERS[group](summary)
-        table = Table(title=table_title(group, summary), caption=caption(group, summary))
-        for index, column in enumerate(header):
-            table.add_column(column, justify="left" if index == 0 else "right")
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
-
-
-# --- The run ---------------------------------------------------------------------------------
-
-
 def run_micro(settings: BenchmarkSettings, console: Console, *, quick: bool) -> Path:
     plan = QUICK_PLAN if quick else DEFAULT_PLAN
     started_at = datetime.now(UTC)
-    run_dir = settings.results_dir / f"{started_at.strftime('%Y%m%dT%H%M%SZ')}-micro"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = create_run_dir(settings.results_dir, started_at, KIND)
+    console.print(f"Results go to {run_dir}", highlight=False)
     pinning = plan_pinning(settings.pin)
     # One CPU of the apps' half: the processes run one at a time, and a fixed CPU keeps the
     # cache and the frequency of every measurement alike.
@@ -449,87 +160,8 @@ def run_micro(settings: BenchmarkSettings, console: Console, *, quick: bool) -> 
         },
         "micro": micro | {"raw": runs},
     }
-    (run_dir / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_results(run_dir, results)
     write_micro_report(run_dir, results)
     print_tables(micro, console)
     console.print(f"Results: {run_dir}", highlight=False)
     return run_dir
-
-
-# --- report.md -----------------------------------------------------------------------------
-
-REPORT_NOTES = {
-    "pydantic": (
-        "Every path starts from the ladder's 100 attribute objects (commons/synthetic.py) and, "
-        "where it ends in JSON, was checked to give the same posts as the baseline before it "
-        "was timed. *serialise only* dumps a model validated once beforehand; *construct* "
-        "skips validation; FastAPI's response_model path is `serialize_response` and the "
-        "response's body, as a route with `response_model=PostsOut` does it, without the "
-        "thread pool of a `def` route. Pydantic's `dump_json` gives a str, the plain paths "
-        "bytes."
-    ),
-    "encoders": (
-        "The same 100 post dicts (the plain function's output, datetimes as `datetime`), "
-        "checked to encode the same posts before timing; every encoder ends in bytes (ujson's "
-        "str is encoded, as stdlib json's is; both write non-ASCII as is). orjson and msgspec "
-        "render datetimes natively (msgspec writes UTC as `Z`), json and ujson cannot and call "
-        "the Python `default` (ujson raises TypeError without one); *json, datetimes already "
-        "strings* is study 003's variant without `default`, so its distance to the baseline is "
-        "what calling back costs json."
-    ),
-    "container": (
-        "A dict of 2,000 records keyed by name (ints, floats, short strings, booleans, None, "
-        "a list of three ints), deterministic. Every format gave back exactly what it was "
-        "given (values and types) before it was timed; string keys keep JSON's round trip "
-        "exact. bytes after zlib: `zlib.compress` at its default level, measured once. "
-        "Encode and decode are each compared with pickle's, highest protocol, of the same "
-        "round. Decoding builds 2,000 dicts and lists, and the garbage collector (left on) "
-        "passes over them while they are built: part of every decoder's time, which draws the "
-        "fast decoders closer together than the encoders."
-    ),
-}
-
-
-def versions_line(micro: dict[str, Any]) -> str:
-    """Every environment's versions, once each."""
-    seen: dict[str, dict[str, Any]] = {}
-    for summary in micro["groups"].values():
-        for figures in summary["arms"].values():
-            seen.setdefault(figures["environment"], figures["versions"])
-    return "; ".join(
-        f"{environment}: "
-        + ", ".join(f"{package} {version}" for package, version in versions.items() if version)
-        for environment, versions in seen.items()
-    )
-
-
-def write_micro_report(run_dir: Path, results: dict[str, Any]) -> Path:
-    micro, settings, host = results["micro"], results["settings"], results["host"]
-    sections = []
-    for group, summary in micro["groups"].items():
-        header, rows = ROW_BUILDERS[group](summary)
-        sections.append(
-            f"## {table_title(group, summary)}\n\n{markdown_table(header, rows)}\n\n"
-            f"{caption(group, summary)}\n\n{REPORT_NOTES.get(group, '')}\n"
-        )
-    text = f"""# Micro-benchmarks (in-process, no HTTP)
-
-Run {results["started_at"][:19]} → {results["finished_at"][:19]} UTC \
-({results["elapsed_s"]:.0f}s){" with --quick" if settings["quick"] else ""}, on \
-{host["cpu_model"]} ({host["cores_available"]} CPUs available), {host["os"]}.
-
-Each environment ran {settings["processes"]} fresh processes per group, {settings["rounds"]} \
-rounds each ({settings["pairs_per_benchmark"]} rounds per benchmark). A round times every \
-benchmark of a group once, in an order rotated round by round; a measurement is timeit's loop \
-of calls, calibrated per process to last at least about {settings["min_time_s"]:g}s, with the \
-garbage collector left on (timeit turns it off; collecting what the paths allocate is part of \
-their cost). A ratio to the baseline is formed per round, so the machine's drift cancels out, \
-and is the median over rounds with its exact 95% confidence interval. Pinning: \
-{settings["pinning"]["note"]}.
-
-Versions: {versions_line(micro)}.
-
-{chr(10).join(sections)}"""
-    path = run_dir / "report.md"
-    path.write_text(text)
-    return path

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loadtest.cross_check import AGREEMENT_LIMIT
+from loadtest.processes import BenchmarkError
 from loadtest.scenarios import SCENARIOS
 from loadtest.settings import ARMS
 from loadtest.stats import (
@@ -421,6 +422,18 @@ def build_results(
         "flags": flags,
         "windows": [record.as_dict() for record in windows],
     }
+
+
+def create_run_dir(results_dir: Path, started_at: datetime, kind: str | None = None) -> Path:
+    """results/<UTC timestamp>/ for a benchmark run, results/<UTC timestamp>-<kind>/ for the
+    ladder, micro and profile modes; never an existing one."""
+    name = started_at.strftime("%Y%m%dT%H%M%SZ") + (f"-{kind}" if kind else "")
+    run_dir = results_dir / name
+    try:
+        run_dir.mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise BenchmarkError(f"cannot create {run_dir}: {error.strerror}") from None
+    return run_dir
 
 
 def write_results(run_dir: Path, results: dict[str, Any]) -> Path:
