@@ -4,6 +4,7 @@ other posts is refused before timing, and a real run writes every figure the REA
 
 import json
 from collections import Counter
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -11,9 +12,18 @@ import pytest
 from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
 from commons.plain_json import native_orjson, posts_payload
 from commons.synthetic import build_ladder_posts
+from loadtest.benchmark import CpuBoundaries
 from loadtest.ladder import check_rungs, ladder_groups
-from loadtest.ladder_results import ladder_arm, rung_figures, split_arm
+from loadtest.ladder_results import (
+    add_floor_shares,
+    ladder_arm,
+    ladder_flags,
+    rung_figures,
+    split_arm,
+)
+from loadtest.locust_runs import LocustRun
 from loadtest.processes import BenchmarkError
+from loadtest.schedule import build_grouped_schedule
 from loadtest.verify import verify_ladder
 from loadtest.windows import WindowRecord
 from tests.runner import only_run, port_options, run_runner
@@ -49,11 +59,13 @@ def test_every_rung_comes_once_a_round_in_a_rotating_place() -> None:
     assert len(set(firsts)) == 3
 
 
-def window(arm: str, group: int, requests: int, app_cpu_s: float) -> WindowRecord:
+def window(
+    arm: str, group: int, requests: int, app_cpu_s: float, failures: int = 0
+) -> WindowRecord:
     return WindowRecord(
         repeat=1, scenario="ladder", arm=arm, window=0, round=group, started_at=0.0,
-        duration_s=1.0, requests=requests, failures=0, histogram={}, app_cpu_s=app_cpu_s,
-        cpu_span_s=1.0,
+        duration_s=1.0, requests=requests, failures=failures, histogram={},
+        app_cpu_s=app_cpu_s, cpu_span_s=1.0,
     )  # fmt: skip
 
 
@@ -65,7 +77,7 @@ def test_speed_ups_are_paired_within_groups_and_get_an_interval() -> None:
             window("v2/response_model", group, round(100 * drift), 0.9),
             window("v2/floor", group, round(400 * drift), 0.9 / 4 / 2),
         ]
-    figures = rung_figures(records, "v2", "floor")
+    figures = rung_figures(records, "v2", "floor", groups_per_round=1)
     assert figures["speedup"]["median"] == pytest.approx(4.0, rel=0.01)
     assert figures["speedup"]["pairs"] == 8
     assert figures["speedup"]["ci95_low"] is not None
@@ -73,7 +85,79 @@ def test_speed_ups_are_paired_within_groups_and_get_an_interval() -> None:
     # CPU per request: 900 ms / (100 x drift) on response_model, 112.5 ms / (400 x drift) here.
     assert figures["cpu_speedup"]["median"] == pytest.approx(32.0, rel=0.02)
     assert figures["windows"] == 8
-    assert rung_figures(records, "v2", BASE_RUNG)["speedup_vs_response_model"] == 1.0
+    assert figures["load_bound"] is True  # 0.1125 s of CPU in a 1 s span: far from saturated
+    base = rung_figures(records, "v2", BASE_RUNG, groups_per_round=1)
+    assert base["speedup_vs_response_model"] == 1.0 and base["load_bound"] is False
+
+
+def test_the_share_of_the_floor_is_paired_through_each_rungs_response_model() -> None:
+    # Two groups a round: "plain_json" next to response_model, then "floor" next to it. The
+    # floor's groups always run on a faster machine (x1.5): unpaired medians would say the
+    # rung has a third of the floor's speed; per round, through response_model, it has half.
+    records = []
+    for round_ in range(8):
+        records += [
+            window("v2/response_model", 2 * round_, 100, 0.95),
+            window("v2/plain_json", 2 * round_, 200, 0.95),
+            window("v2/response_model", 2 * round_ + 1, 150, 0.95),
+            window("v2/floor", 2 * round_ + 1, 600, 0.95),
+        ]
+    rungs = ("response_model", "plain_json", "floor")
+    figures = {rung: rung_figures(records, "v2", rung, 2) for rung in rungs}
+    add_floor_shares(records, "v2", figures, groups_per_round=2)
+    assert figures["plain_json"]["share_of_floor"]["median"] == pytest.approx(0.5)
+    assert figures["plain_json"]["share_of_floor"]["pairs"] == 8
+    assert figures["response_model"]["share_of_floor"]["median"] == pytest.approx(0.25)
+    assert figures["floor"]["share_of_floor"]["median"] == 1.0
+    # CPU per request scales the same way here: 0.95 s over each window's requests.
+    assert figures["plain_json"]["share_of_floor_by_cpu"]["median"] == pytest.approx(0.5)
+
+
+def test_flags_name_failures_load_bound_rungs_and_wide_intervals() -> None:
+    records = []
+    for group in range(6):
+        records += [
+            window("v1/response_model", group, 100, 0.95),
+            window("v1/floor", group, 300 + 150 * (group % 2), 0.5, failures=1),
+        ]
+    ladder = {"v1": {rung: rung_figures(records, "v1", rung, 1)
+                     for rung in ("response_model", "floor")}}  # fmt: skip
+    locust = LocustRun(requests=1, failures=0, elapsed_s=1.0, histogram={}, cpu_warnings=2,
+                       cpu_percent=95.0)  # fmt: skip
+    flags = ladder_flags(ladder, {}, records, locust, 1, {"rps": 7000.0})
+    text = "\n".join(flags)
+    assert "v1: failed requests (not counted as throughput): floor 6" in text
+    assert "† the app kept under 90% of its CPU busy on floor" in text
+    assert "locust reached 7,000 r/s" in text
+    assert "load generator CPU-bound (2 locust warnings)" in text
+    assert "95% CI wider than ±5%: v1 floor (CPU)" in text  # the floor's CPU ratio swings 1.5x
+
+
+def test_cpu_is_read_once_per_process_and_charged_to_the_windows_app() -> None:
+    # Two rungs of v1 share one process; a window's "other arms" are the other processes only.
+    hosts = {"v1/response_model": "", "v1/floor": "", "v2/floor": ""}
+    schedule = build_grouped_schedule(
+        scenario="ladder", hosts=hosts, start=0.0, groups=[list(hosts)], window_s=1.0,
+        settle_s=0.5, warmup_s=0.0,
+    )  # fmt: skip
+    pids = {"v1/response_model": 11, "v1/floor": 11, "v2/floor": 22}
+    apps = {arm: SimpleNamespace(pid=pid) for arm, pid in pids.items()}
+    boundaries = CpuBoundaries(schedule, apps, None, (1,))  # type: ignore[arg-type]
+
+    def spent(pid: int, moment: float) -> float:  # v1 busy in 0-2 s, v2 in 2-3 s, 0.8 CPU
+        start, end = (0.0, 2.0) if pid == 11 else (2.0, 3.0)
+        return 0.8 * (min(max(moment, start), end) - start)
+
+    for moment in boundaries.moments:
+        trees = {pid: {(pid, 0): (0.0, spent(pid, moment))} for pid in (11, 22)}
+        busy = spent(11, moment) + spent(22, moment) + 0.1 * moment  # 10% of a CPU: others
+        boundaries.readings[moment] = (moment, trees, None, busy)
+    cpu = boundaries.per_window()
+    for index in (0, 1):  # v1's two rungs
+        assert cpu[index].app_cpu_s == pytest.approx(0.4)
+        assert cpu[index].other_arms_cpu_s == pytest.approx(0.0)
+        assert cpu[index].foreign_cpu_s == pytest.approx(0.05)
+    assert cpu[2].app_cpu_s == pytest.approx(0.4) and cpu[2].other_arms_cpu_s == 0.0
 
 
 def serve(bodies: dict[str, bytes]) -> httpx.Client:

@@ -178,7 +178,9 @@ def test_summarise_pairs_every_round_with_its_baseline_so_drift_cancels() -> Non
     # v2's time over v1's, through each one's own baseline.
     across = pydantic["across_arms"]
     assert across["reference"] == "v1"
-    assert across["time_over_reference"]["v2"]["validate"] == pytest.approx(0.125)
+    speedup = across["speedup_over_reference"]["v2"]["validate"]
+    assert speedup["ratio"] == pytest.approx(8.0) and speedup["pairs"] == 6
+    assert (speedup["ci_low"], speedup["ci_high"]) == (pytest.approx(8.0), pytest.approx(8.0))
     encoders = micro["groups"]["encoders"]
     assert list(encoders["arms"]) == ["v2"] and "across_arms" not in encoders
     orjson = encoders["arms"]["v2"]["benchmarks"]["orjson_native"]
@@ -202,13 +204,13 @@ def test_tables_show_times_ratios_with_their_intervals_and_the_baseline() -> Non
     groups = micro["groups"]
     header, rows = pydantic_rows(groups["pydantic"])
     assert header == ["path", "v1 µs ± sd", "v1 vs baseline", "v2 µs ± sd", "v2 vs baseline",
-                      "v1 ÷ v2"]  # fmt: skip
+                      "v1 ÷ v2 [95% CI]"]  # fmt: skip
     validate, plain = rows
     assert validate[0] == "validate"
     assert validate[1].startswith("4,200 ± ")
     assert validate[2] == "4.00x [4.00–4.00]"
     assert validate[4] == "0.50x [0.50–0.50]"
-    assert validate[5] == "8.00x"  # v2 is 8 times faster
+    assert validate[5] == "8.00x [8.00–8.00]"  # v2 is 8 times faster
     assert plain[2] == plain[4] == "baseline" and plain[5] == "–"
     assert "baseline: plain json (plain Python)" in table_title("pydantic", groups["pydantic"])
     _, encoder_table = encoder_rows(groups["encoders"])

@@ -32,7 +32,8 @@ def construct(posts: list[Any]) -> PostsOut:
 
 
 def dump_json(model: PostsOut) -> str:
-    """Compact, as FastAPI's JSONResponse writes it (json.dumps with Pydantic's encoder)."""
+    """Compact like FastAPI's JSONResponse (json.dumps with Pydantic's encoder; non-ASCII
+    characters escaped, which JSONResponse does not do: the ladder's posts are ASCII)."""
     return model.json(separators=(",", ":"))
 
 

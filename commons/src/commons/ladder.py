@@ -5,6 +5,10 @@ what it gives up (validation, Pydantic's datetime rendering, fresh is_published)
 
 Every rung answers JSON that parses to the same posts as `response_model` (timestamps as
 instants): the harness checks it before timing (verify_ladder in loadtest/verify.py).
+
+Every route is a `def`, so FastAPI runs each in its thread pool. The two response_model rungs
+also validate the return value there (FastAPI's serialize_response, one more hop); the others
+return a Response, which FastAPI sends as it is: part of what leaving response_model saves.
 """
 
 from collections.abc import Callable
@@ -20,8 +24,10 @@ from commons.synthetic import build_ladder_posts
 LADDER_PREFIX = "/ladder"
 # Rung name -> what it does; the order is the ladder's, from most help to least.
 RUNGS = {
-    "response_model": "attribute objects; FastAPI validates and serialises (READ synthetic's path)",
-    "validated_twice": "the model built in the route and declared as response_model too",
+    "response_model": "attribute objects; FastAPI validates and serialises (READ synthetic's "
+    "path, over posts built once)",
+    "validated_twice": "the model built in the route and declared as response_model too "
+    "(Pydantic 1 validates it again; FastAPI on Pydantic 2 passes the instance through)",
     "pydantic_json": "the model built in the route, serialised by Pydantic into a Response",
     "construct": "the model built without validation, serialised by Pydantic",
     "plain_json": "a plain function -> dicts -> json.dumps with a Python datetime default",

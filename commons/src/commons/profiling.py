@@ -5,6 +5,9 @@ The app is driven as an ASGI callable (scope, receive, send) through its whole m
 with no HTTP client or server in the profile. One thing differs from the served app: FastAPI runs
 sync routes and dependencies in anyio's worker threads, and cProfile sees only the thread it was
 enabled in, so here they run inline, on the event loop's thread (`run_inline`).
+
+Unlike the rest of commons it reaches Pydantic, through the app named by --module: it runs only
+in an app's environment, never in the apps themselves.
 """
 
 import argparse

@@ -149,13 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--quick",
         action="store_true",
         help=f"a first look: {quick.pairs} pairs, {quick.repeats} repeat, "
-        f"{quick.warmup_s:g}s warm-up, {quick.startup_samples} start-ups per app",
+        f"{quick.warmup_s:g}s warm-up, {quick.startup_samples} start-ups per app; ladder, micro "
+        "and profile have quick presets of their own (README)",
     )
     parser.add_argument(
         "--pairs",
         type=positive_int,
         help="rounds of one window per app, per scenario and repeat; the ratios' pairs "
-        f"(default {defaults.pairs})",
+        f"(default {defaults.pairs}); ladder mode: rounds of four windows per rung (default "
+        f"{LADDER_PAIRS}, --quick {LADDER_QUICK_PAIRS})",
     )
     parser.add_argument(
         "--window",

@@ -15,14 +15,21 @@ from commons.ladder import BASE_RUNG, RUNGS
 from loadtest.locust_runs import LocustRun
 from loadtest.pinning import PinningPlan
 from loadtest.report import markdown_table
-from loadtest.results import SATURATION_LIMIT, ratio_results
+from loadtest.results import (
+    SATURATION_LIMIT,
+    locust_flags,
+    ratio_flags,
+    ratio_results,
+    ratio_summary_flags,
+    window_flags,
+)
 from loadtest.settings import ARMS, BASELINE, LADDER_WARMUP_S, BenchmarkSettings
 from loadtest.stats import ci_half_width, median_with_ci, round_or_none
 from loadtest.windows import WindowRecord
 
 FLOOR_RUNG = "floor"
 LADDER_SCENARIO = "ladder"
-# Failed requests are never throughput; any at all are flagged.
+# Marks the r/s figures of a rung on which the app was not saturated (the load generator's).
 LOAD_BOUND_MARK = "†"
 
 
@@ -38,30 +45,50 @@ def split_arm(arm: str) -> tuple[str, str]:
     return app, rung
 
 
-def paired_values(
+def group_values(
     records: list[WindowRecord],
     arm: str,
     reference: str,
     value: Callable[[WindowRecord, WindowRecord], float | None],
-) -> list[float]:
+) -> dict[int, float]:
     """Per group (the windows sharing a `round`), value(arm's window, reference's window)."""
     groups: dict[int, dict[str, WindowRecord]] = {}
     for record in records:
         if record.arm in (arm, reference):
             groups.setdefault(record.round, {})[record.arm] = record
-    values = []
-    for group in groups.values():
+    values = {}
+    for index, group in groups.items():
         if arm in group and reference in group:
             figure = value(group[arm], group[reference])
             if figure is not None:
-                values.append(figure)
+                values[index] = figure
     return values
+
+
+def rps_speedup(rung: WindowRecord, base: WindowRecord) -> float | None:
+    return rung.rps / base.rps if base.rps > 0 else None
 
 
 def cpu_speedup(rung: WindowRecord, base: WindowRecord) -> float | None:
     """How many times less app CPU a request took on the rung than on response_model."""
     rung_ms, base_ms = rung.app_cpu_ms_per_request, base.app_cpu_ms_per_request
     return base_ms / rung_ms if rung_ms and base_ms else None
+
+
+SPEEDUPS = {"rps": rps_speedup, "cpu": cpu_speedup}
+
+
+def speedups_by_round(
+    records: list[WindowRecord], app: str, rung: str, groups_per_round: int, kind: str
+) -> dict[int, float]:
+    """The rung's speed-up over its adjacent response_model window, per round (a rung has one
+    group a round); 1 for response_model itself."""
+    base = ladder_arm(app, BASE_RUNG)
+    if rung == BASE_RUNG:
+        rounds = {record.round // groups_per_round for record in records if record.arm == base}
+        return dict.fromkeys(rounds, 1.0)
+    values = group_values(records, ladder_arm(app, rung), base, SPEEDUPS[kind])
+    return {group // groups_per_round: value for group, value in values.items()}
 
 
 def interval(values: list[float]) -> dict[str, Any]:
@@ -80,7 +107,9 @@ def median_of(records: list[WindowRecord], value: Callable[[WindowRecord], float
     return statistics.median(values) if values else None
 
 
-def rung_figures(records: list[WindowRecord], app: str, rung: str) -> dict[str, Any]:
+def rung_figures(
+    records: list[WindowRecord], app: str, rung: str, groups_per_round: int
+) -> dict[str, Any]:
     own = [record for record in records if record.arm == ladder_arm(app, rung)]
     rps = median_of(own, lambda record: record.rps)
     cpu_ms = median_of(own, lambda record: record.app_cpu_ms_per_request)
@@ -89,17 +118,18 @@ def rung_figures(records: list[WindowRecord], app: str, rung: str) -> dict[str, 
         "rps": round_or_none(rps, 1),
         "app_cpu_us_per_request": round_or_none(cpu_ms * 1000 if cpu_ms else None, 1),
         "app_cpu_busy": round_or_none(busy, 3),
+        # The app kept under SATURATION_LIMIT of its CPU busy: its r/s is the load generator's.
+        "load_bound": busy is not None and busy < SATURATION_LIMIT,
         "windows": len(own),
         "failures": sum(record.failures for record in own),
     }
     if rung == BASE_RUNG:
         figures |= {"speedup_vs_response_model": 1.0, "cpu_speedup_vs_response_model": 1.0}
         return figures
-    base = ladder_arm(app, BASE_RUNG)
-    speedup = interval(paired_values(
-        records, ladder_arm(app, rung), base, lambda a, b: a.rps / b.rps if b.rps > 0 else None
-    ))  # fmt: skip
-    by_cpu = interval(paired_values(records, ladder_arm(app, rung), base, cpu_speedup))
+    speedup, by_cpu = (
+        interval(list(speedups_by_round(records, app, rung, groups_per_round, kind).values()))
+        for kind in ("rps", "cpu")
+    )
     figures |= {
         "speedup_vs_response_model": speedup["median"],
         "speedup": speedup,
@@ -109,18 +139,24 @@ def rung_figures(records: list[WindowRecord], app: str, rung: str) -> dict[str, 
     return figures
 
 
-def add_floor_shares(app_figures: dict[str, dict[str, Any]]) -> None:
-    """A rung's speed as a share of the floor's: by r/s (as measured) and by app CPU per
-    request (what the app alone could serve, whatever limited the r/s)."""
-    floor = app_figures.get(FLOOR_RUNG)
-    for figures in app_figures.values():
-        by_rps = by_cpu = None
-        if floor and floor["rps"] and figures["rps"] is not None:
-            by_rps = figures["rps"] / floor["rps"]
-        if floor and floor["app_cpu_us_per_request"] and figures["app_cpu_us_per_request"]:
-            by_cpu = floor["app_cpu_us_per_request"] / figures["app_cpu_us_per_request"]
-        figures["share_of_floor"] = round_or_none(by_rps, 3)
-        figures["share_of_floor_by_cpu"] = round_or_none(by_cpu, 3)
+def add_floor_shares(
+    records: list[WindowRecord],
+    app: str,
+    figures_by_rung: dict[str, dict[str, Any]],
+    groups_per_round: int,
+) -> None:
+    """A rung's speed as a share of the floor's, per round: its speed-up over response_model
+    over the floor's in the same round (each against its own adjacent response_model window,
+    so the machine's drift between the two groups cancels), by r/s and by app CPU."""
+    if FLOOR_RUNG not in figures_by_rung:
+        return
+    for kind, key in (("rps", "share_of_floor"), ("cpu", "share_of_floor_by_cpu")):
+        floor = speedups_by_round(records, app, FLOOR_RUNG, groups_per_round, kind)
+        for rung, figures in figures_by_rung.items():
+            own = speedups_by_round(records, app, rung, groups_per_round, kind)
+            shares = [own[round_] / floor[round_] for round_ in sorted(own.keys() & floor.keys())
+                      if floor[round_] > 0]  # fmt: skip
+            figures[key] = interval(shares)
 
 
 def comparison_figures(
@@ -142,36 +178,48 @@ def comparison_figures(
 
 
 def ladder_flags(
-    ladder: dict[str, dict[str, dict[str, Any]]], calibration: dict[str, Any] | None
+    ladder: dict[str, dict[str, dict[str, Any]]],
+    comparisons: dict[str, dict[str, Any]],
+    records: list[WindowRecord],
+    locust: LocustRun,
+    load_cores: int,
+    calibration: dict[str, Any] | None,
 ) -> list[str]:
+    """The benchmark's own checks (loadtest/results.py), said per app: failures, empty or
+    crowded windows, a busy load generator, intervals too wide or missing; and the rungs whose
+    r/s is the load generator's."""
     flags = []
+    interval_flagged: list[tuple[str, dict[str, Any]]] = []
     for app, rungs in ladder.items():
         failed = [f"{rung} {figures['failures']}" for rung, figures in rungs.items()
                   if figures["failures"]]  # fmt: skip
         if failed:
             flags.append(f"{app}: failed requests (not counted as throughput): {', '.join(failed)}")
-        unsaturated = [rung for rung, figures in rungs.items()
-                       if figures["app_cpu_busy"] is not None
-                       and figures["app_cpu_busy"] < SATURATION_LIMIT]  # fmt: skip
-        if unsaturated:
+        app_windows = [record for record in records if split_arm(record.arm)[0] == app]
+        flags += [f"{app}: {flag}" for flag in window_flags(app_windows)]
+        load_bound = [rung for rung, figures in rungs.items() if figures["load_bound"]]
+        if load_bound:
+            ceiling = (f" (locust reached {calibration['rps']:,.0f} r/s on a trivial endpoint; "
+                       "these bodies cost it more)" if calibration else "")  # fmt: skip
             flags.append(
                 f"{app}: {LOAD_BOUND_MARK} the app kept under {SATURATION_LIMIT:.0%} of its CPU "
-                f"busy on {', '.join(unsaturated)}: their r/s (and r/s speed-ups) are the load "
-                "generator's limit, not the app's; their CPU µs per request and CPU speed-ups "
-                "still hold"
-                + (
-                    f" (locust reached {calibration['rps']:,.0f} r/s on a trivial endpoint)"
-                    if calibration
-                    else ""
-                )  # fmt: skip
+                f"busy on {', '.join(load_bound)}: their r/s, r/s speed-ups and r/s shares are "
+                f"the load generator's limit, not the app's{ceiling}. Read their CPU columns: "
+                "an app with spare CPU pays a little more per request (more event-loop "
+                "wake-ups), so their CPU speed-ups, if anything, understate them"
             )
-        wide = [rung for rung, figures in rungs.items()
-                if (figures.get("cpu_speedup") or {}).get("ci95_half_width") is None
-                and rung != BASE_RUNG]  # fmt: skip
-        if wide:
-            flags.append(f"{app}: too few pairs for a 95% interval (need 6) on "
-                         f"{', '.join(wide)}; raise --pairs")  # fmt: skip
-    return flags
+        for rung, figures in rungs.items():
+            for key, what in (("speedup", "r/s"), ("cpu_speedup", "CPU")):
+                if key in figures and not (key == "speedup" and figures["load_bound"]):
+                    candidate = {"ratio": figures[key]["median"], **figures[key]}
+                    if ratio_flags(candidate):
+                        interval_flagged.append((f"{app} {rung} ({what})", candidate))
+    for name, per_rung in comparisons.items():
+        for rung, figures in per_rung.items():
+            if ratio_flags(figures):
+                interval_flagged.append((f"{rung} {name.replace('_over_', '/')}", figures))
+    flags += locust_flags(locust, load_cores, "ladder")
+    return flags + ratio_summary_flags(interval_flagged)
 
 
 def build_ladder_results(
@@ -187,10 +235,12 @@ def build_ladder_results(
     started_at: datetime,
     finished_at: datetime,
 ) -> dict[str, Any]:
+    groups_per_round = len(rungs) - 1  # one group per rung above response_model
+    comparisons = comparison_figures(records, settings.apps, rungs)
     ladder: dict[str, dict[str, dict[str, Any]]] = {}
     for app in settings.apps:
-        ladder[app] = {rung: rung_figures(records, app, rung) for rung in rungs}
-        add_floor_shares(ladder[app])
+        ladder[app] = {rung: rung_figures(records, app, rung, groups_per_round) for rung in rungs}
+        add_floor_shares(records, app, ladder[app], groups_per_round)
     return {
         "kind": "ladder",
         "started_at": started_at.isoformat(),
@@ -201,14 +251,21 @@ def build_ladder_results(
         "versions": versions,
         "rungs": {rung: RUNGS[rung] for rung in rungs},
         "ladder": ladder,
-        "comparisons": comparison_figures(records, settings.apps, rungs),
+        "comparisons": comparisons,
         "calibration": calibration,
         "locust": {
             "cpu_percent": locust.cpu_percent,
             "cpu_warnings": locust.cpu_warnings,
             "load_cpus_busy_percent": locust.load_cpus_busy_percent,
         },  # fmt: skip
-        "flags": ladder_flags(ladder, calibration),
+        "flags": ladder_flags(
+            ladder,
+            comparisons,
+            records,
+            locust,
+            min(settings.load_processes, len(pinning.load_cpus)) or 1,
+            calibration,
+        ),  # fmt: skip
         "windows": [record.as_dict() for record in records],
     }
 
@@ -222,30 +279,37 @@ def with_interval(figures: dict[str, Any] | None, digits: int = 2) -> str:
     return text
 
 
-def percent(value: float | None) -> str:
-    return "–" if value is None else f"{value:.0%}"
-
-
 LADDER_HEADER = [
     "rung", "r/s", "× response_model (r/s) [95% CI]", "% of floor (r/s)",
     "app CPU µs/request", "× response_model (CPU) [95% CI]", "% of floor (CPU)",
 ]  # fmt: skip
 
 
+def share(figures: dict[str, Any] | None, mark: str = "") -> str:
+    if not figures or figures["median"] is None:
+        return "–"
+    text = f"{figures['median']:.0%}"
+    if figures["ci95_low"] is not None and figures["median"] != 1:
+        text += f" [{figures['ci95_low']:.0%}–{figures['ci95_high']:.0%}]"
+    return text + mark
+
+
 def ladder_rows(figures_by_rung: dict[str, dict[str, Any]]) -> list[list[str]]:
+    floor = figures_by_rung.get(FLOOR_RUNG, {})
+    floor_mark = LOAD_BOUND_MARK if floor.get("load_bound") else ""
     rows = []
     for rung, figures in figures_by_rung.items():
-        mark = LOAD_BOUND_MARK if (figures["app_cpu_busy"] or 1) < SATURATION_LIMIT else ""
+        mark = LOAD_BOUND_MARK if figures["load_bound"] else ""
         base = rung == BASE_RUNG
         rows.append([
             rung,
             "–" if figures["rps"] is None else f"{figures['rps']:,.0f}{mark}",
             "1 (reference)" if base else with_interval(figures.get("speedup")) + mark,
-            percent(figures["share_of_floor"]),
+            share(figures.get("share_of_floor"), mark or floor_mark),
             "–" if figures["app_cpu_us_per_request"] is None
             else f"{figures['app_cpu_us_per_request']:,.0f}",
             "1 (reference)" if base else with_interval(figures.get("cpu_speedup")),
-            percent(figures["share_of_floor_by_cpu"]),
+            share(figures.get("share_of_floor_by_cpu")),
         ])  # fmt: skip
     return rows
 
@@ -272,7 +336,8 @@ def app_title(results: dict[str, Any], app: str) -> str:
 CAPTION = (
     "r/s and app CPU µs/request: medians of the rung's windows. ×: median of the ratios to the "
     "adjacent response_model window of the same app, 95% CI in brackets. % of floor: the rung's "
-    "speed as a share of the floor's."
+    "× over the floor's × in the same round (the rung's speed as a share of the floor's). "
+    f"{LOAD_BOUND_MARK}: the app had spare CPU, so the r/s figure is the load generator's."
 )
 
 

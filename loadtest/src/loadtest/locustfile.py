@@ -47,13 +47,14 @@ def load_schedule(path: str) -> Schedule:
     return Schedule.read(Path(path))
 
 
-def check_post_list(response) -> None:  # noqa: ANN001 - locust's response context manager
+def check_post_list(response, posts: int = POSTS_PER_LIST) -> None:  # noqa: ANN001
+    """`response`: locust's response context manager; `posts`: how many the list must hold."""
     if response.status_code != 200:
         response.failure(f"status {response.status_code}")
     elif not response.content.startswith(LIST_PREFIX):
         response.failure("body is not a post list")
-    elif response.content.count(POST_MARKER) != POSTS_PER_LIST:
-        response.failure(f"expected {POSTS_PER_LIST} posts")
+    elif response.content.count(POST_MARKER) != posts:
+        response.failure(f"expected {posts} posts")
 
 
 def check_created(response) -> None:  # noqa: ANN001

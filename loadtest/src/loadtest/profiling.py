@@ -66,7 +66,10 @@ def run_one(
     if finished.returncode != 0:
         lines = (finished.stderr.strip() or "no output").splitlines()
         raise BenchmarkError(f"profiling {app} ({scenario}) failed: {lines[-1]}")
-    return json.loads(finished.stdout.strip().splitlines()[-1])
+    try:
+        return json.loads(finished.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        raise BenchmarkError(f"profiling {app} ({scenario}) printed no summary line") from None
 
 
 def run_profile(
@@ -234,7 +237,7 @@ def print_profile(results: dict[str, Any], run_dir: Path, console: Console) -> N
 
 
 def how_to_open(run_dir: Path) -> str:
-    example = run_dir / "v1-read.prof"
+    example = min(run_dir.glob("*.prof"), default=run_dir / "APP-SCENARIO.prof")
     return (
         f"The .prof files are in {run_dir}: open one with `python -m pstats {example}` "
         "(then `sort tottime`, `stats 20`), or with snakeviz if you have it "

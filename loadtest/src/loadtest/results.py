@@ -25,6 +25,7 @@ from loadtest.windows import WindowRecord
 
 if TYPE_CHECKING:
     from loadtest.benchmark import ArmLife, ScenarioRun
+    from loadtest.locust_runs import LocustRun
     from loadtest.pinning import PinningPlan
     from loadtest.settings import BenchmarkSettings
     from loadtest.startup import StartupSamples
@@ -126,6 +127,35 @@ def ratio_summary_flags(flagged: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return flags
 
 
+def window_flags(windows: list[WindowRecord]) -> list[str]:
+    """What the windows of one arm say about the run: empty windows, other programs on the
+    app's CPU, the previous arm's requests spilling into the counted span."""
+    flags = []
+    empty = [record for record in windows if record.successes == 0]
+    if empty:
+        flags.append(f"{len(empty)} of {len(windows)} windows served no request (their pairs are "
+                     "left out); see the app's log")  # fmt: skip
+    spans = [(r.other_arms_cpu_s, r.cpu_span_s) for r in windows
+             if r.other_arms_cpu_s is not None and r.cpu_span_s]  # fmt: skip
+    spilled = [other / span for other, span in spans if other > SPILL_LIMIT * span]
+    foreign = [r.foreign_cpu_s / r.cpu_span_s for r in windows
+               if r.foreign_cpu_s is not None and r.cpu_span_s]  # fmt: skip
+    crowded = [share for share in foreign if share > FOREIGN_LIMIT]
+    if foreign and len(crowded) > SPILL_WINDOWS_LIMIT * len(foreign):
+        flags.append(
+            f"in {len(crowded)} of {len(foreign)} windows other programs used the app's CPU (up "
+            f"to {max(crowded):.0%} of it): something else is running (another ./test.sh?); "
+            "stop it and rerun"
+        )
+    if spans and len(spilled) > SPILL_WINDOWS_LIMIT * len(spans):
+        flags.append(
+            f"in {len(spilled)} of {len(spans)} windows another arm was still busy (up to "
+            f"{max(spilled):.0%} of a CPU): the previous arm's requests outlast the settling "
+            "time; use fewer --users"
+        )
+    return flags
+
+
 def scenario_results(
     name: str,
     arm: str,
@@ -147,32 +177,11 @@ def scenario_results(
     uncounted_failures = sum(run.failures.get(arm, 0) for run in runs) - failures
     if uncounted_failures > 0:
         flags.append(f"{uncounted_failures} requests failed in warm-up or settling time")
-    empty = [record for record in windows if record.successes == 0]
-    if empty:
-        flags.append(f"{len(empty)} of {len(windows)} windows served no request (their pairs are "
-                     "left out); see the app's log")  # fmt: skip
+    flags += window_flags(windows)
     for run in runs:
         if arm in run.arms and not run.warmup_requests.get(arm):
             flags.append(f"no warm-up (repeat {run.repeat}): locust started after this arm's "
                          "warm-up window, so its first windows ran cold")  # fmt: skip
-    spans = [(r.other_arms_cpu_s, r.cpu_span_s) for r in windows
-             if r.other_arms_cpu_s is not None and r.cpu_span_s]  # fmt: skip
-    spilled = [other / span for other, span in spans if other > SPILL_LIMIT * span]
-    foreign = [r.foreign_cpu_s / r.cpu_span_s for r in windows
-               if r.foreign_cpu_s is not None and r.cpu_span_s]  # fmt: skip
-    crowded = [share for share in foreign if share > FOREIGN_LIMIT]
-    if foreign and len(crowded) > SPILL_WINDOWS_LIMIT * len(foreign):
-        flags.append(
-            f"in {len(crowded)} of {len(foreign)} windows other programs used the app's CPU (up "
-            f"to {max(crowded):.0%} of it): something else is running (another ./test.sh?); "
-            "stop it and rerun"
-        )
-    if spans and len(spilled) > SPILL_WINDOWS_LIMIT * len(spans):
-        flags.append(
-            f"in {len(spilled)} of {len(spans)} windows another arm was still busy (up to "
-            f"{max(spilled):.0%} of a CPU): the previous arm's requests outlast the settling "
-            "time; use fewer --users"
-        )
     histogram = merge_histograms(record.histogram for record in windows)
     busy = [record.app_cpu_busy for record in windows if record.app_cpu_busy is not None]
     if name == SATURATION_SCENARIO:
@@ -310,13 +319,19 @@ def locust_results(runs: list["ScenarioRun"], load_cores: int) -> tuple[list[dic
                       for key, value in run.locust.files.items()},
         })  # fmt: skip
         where = f"{SCENARIOS[run.scenario].label} (repeat {run.repeat})"
-        if run.locust.cpu_warnings:
-            flags.append(f"{where}: load generator CPU-bound ({run.locust.cpu_warnings} locust "
-                         "warnings)")  # fmt: skip
-        if run.locust.cpu_percent > LOCUST_CPU_LIMIT_PERCENT * load_cores:
-            flags.append(f"{where}: load generator near its limit (locust at "
-                         f"{run.locust.cpu_percent:.0f}% CPU)")  # fmt: skip
+        flags += locust_flags(run.locust, load_cores, where)
     return entries, flags
+
+
+def locust_flags(locust: "LocustRun", load_cores: int, where: str) -> list[str]:
+    flags = []
+    if locust.cpu_warnings:
+        flags.append(f"{where}: load generator CPU-bound ({locust.cpu_warnings} locust "
+                     "warnings)")  # fmt: skip
+    if locust.cpu_percent > LOCUST_CPU_LIMIT_PERCENT * load_cores:
+        flags.append(f"{where}: load generator near its limit (locust at "
+                     f"{locust.cpu_percent:.0f}% CPU)")  # fmt: skip
+    return flags
 
 
 def build_results(

@@ -6,7 +6,8 @@ from typing import Any
 import httpx
 
 from commons.ladder import BASE_RUNG, LADDER_PREFIX
-from commons.ladder_check import rung_differences
+from commons.ladder_check import parse_posts, rung_differences
+from commons.synthetic import LADDER_POST_COUNT
 from loadtest.dataset import count_posts_titled
 from loadtest.scenarios import Scenario, write_body
 
@@ -114,6 +115,14 @@ def verify_ladder(client: httpx.Client, rungs: tuple[str, ...]) -> dict[str, lis
         problems[rung] = response_problems(response, 200)
         bodies[rung] = response.content
     if BASE_RUNG not in bodies or problems[BASE_RUNG]:
+        return problems
+    try:
+        count = len(parse_posts(bodies[BASE_RUNG]))
+    except ValueError as error:
+        problems[BASE_RUNG] = [str(error)]
+        return problems
+    if count != LADDER_POST_COUNT:
+        problems[BASE_RUNG] = [f"{count} posts, expected {LADDER_POST_COUNT}"]
         return problems
     for rung, body in bodies.items():
         if not problems[rung]:
