@@ -16,11 +16,11 @@ from loadtest.locust_runs import LocustRun
 from loadtest.pinning import PinningPlan
 from loadtest.report import markdown_table
 from loadtest.results import (
+    CI_HALF_WIDTH_LIMIT,
     SATURATION_LIMIT,
     locust_flags,
     ratio_flags,
     ratio_results,
-    ratio_summary_flags,
     window_flags,
 )
 from loadtest.settings import ARMS, BASELINE, LADDER_WARMUP_S, BenchmarkSettings
@@ -189,7 +189,7 @@ def ladder_flags(
     crowded windows, a busy load generator, intervals too wide or missing; and the rungs whose
     r/s is the load generator's."""
     flags = []
-    interval_flagged: list[tuple[str, dict[str, Any]]] = []
+    intervals: list[tuple[str, dict[str, Any]]] = []
     for app, rungs in ladder.items():
         failed = [f"{rung} {figures['failures']}" for rung, figures in rungs.items()
                   if figures["failures"]]  # fmt: skip
@@ -211,15 +211,34 @@ def ladder_flags(
         for rung, figures in rungs.items():
             for key, what in (("speedup", "r/s"), ("cpu_speedup", "CPU")):
                 if key in figures and not (key == "speedup" and figures["load_bound"]):
-                    candidate = {"ratio": figures[key]["median"], **figures[key]}
-                    if ratio_flags(candidate):
-                        interval_flagged.append((f"{app} {rung} ({what})", candidate))
+                    labelled = {"ratio": figures[key]["median"], **figures[key]}
+                    intervals.append((f"{app} {rung} ({what})", labelled))
     for name, per_rung in comparisons.items():
-        for rung, figures in per_rung.items():
-            if ratio_flags(figures):
-                interval_flagged.append((f"{rung} {name.replace('_over_', '/')}", figures))
+        intervals += [(f"{rung} {name.replace('_over_', '/')}", figures)
+                      for rung, figures in per_rung.items()]  # fmt: skip
     flags += locust_flags(locust, load_cores, "ladder")
-    return flags + ratio_summary_flags(interval_flagged)
+    return flags + interval_flags(intervals)
+
+
+def interval_flags(intervals: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The ladder has about 45 ratios: one line for those with too few pairs, one for those
+    wider than the benchmark's ±5%, naming the widest."""
+    flagged = [(label, figures) for label, figures in intervals if ratio_flags(figures)]
+    few = [label for label, figures in flagged if figures["ci95_half_width"] is None]
+    wide = sorted(((figures["ci95_half_width"], label) for label, figures in flagged
+                   if figures["ci95_half_width"] is not None), reverse=True)  # fmt: skip
+    flags = []
+    if few:
+        flags.append(f"{len(few)} of {len(intervals)} ratios have too few pairs for a 95% "
+                     "interval (need 6); raise --pairs")  # fmt: skip
+    if wide:
+        widest = ", ".join(f"{label} ±{width:.0%}" for width, label in wide[:3])
+        flags.append(
+            f"{len(wide)} of {len(intervals)} ratios have a 95% CI wider than "
+            f"±{CI_HALF_WIDTH_LIMIT:.0%} (widest: {widest}): the machine's speed moved within "
+            "the pairs; rerun when it is quieter, or raise --pairs"
+        )
+    return flags
 
 
 def build_ladder_results(

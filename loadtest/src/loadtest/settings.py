@@ -88,7 +88,8 @@ WHERE_TIME_GOES_APPS = ("v1", "v2")
 PROFILE_REQUESTS = 2000
 QUICK_PROFILE_REQUESTS = 500
 # Rounds of the ladder (loadtest/ladder.py): each holds 4 windows per rung above response_model.
-LADDER_PAIRS = 12
+# 20 keep most intervals within about ±5-10% in about six minutes; 6 are the fewest with one.
+LADDER_PAIRS = 20
 LADDER_QUICK_PAIRS = 6
 # One warm-up window per ladder arm, not counted: the apps are already running, and each route
 # only needs its first requests (and Pydantic's first serialisation of its model) behind it.
