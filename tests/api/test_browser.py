@@ -11,10 +11,13 @@ import subprocess
 
 import pytest
 
+from commons.ladder import LADDER_PREFIX, RUNG_NAMES
 from tests.app_processes import RunningApp
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-OPERATIONS = {"/posts", "/posts_synthetic", "/posts/{post_id}", "/health"}
+OPERATIONS = {"/posts", "/posts_synthetic", "/posts/{post_id}", "/health"} | {
+    f"{LADDER_PREFIX}/{rung}" for rung in RUNG_NAMES
+}
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium; .ci/run does)"
