@@ -84,7 +84,8 @@ def run_profile(
     host = host_facts()
     pinning = plan_pinning(settings.pin)
     console.print(f"Results go to {run_dir}", highlight=False)
-    console.print(f"Pinning: {pinning.note}", highlight=False)
+    pinning_note = pinning.note.replace("locust, PostgreSQL and the runner", "PostgreSQL")
+    console.print(f"Pinning: {pinning_note}", highlight=False)
     profile: dict[str, dict[str, Any]] = {scenario: {} for scenario in PROFILED_SCENARIOS}
     versions: dict[str, Any] = {}
     with ExitStack() as stack:
@@ -239,9 +240,9 @@ def print_profile(results: dict[str, Any], run_dir: Path, console: Console) -> N
 def how_to_open(run_dir: Path) -> str:
     example = min(run_dir.glob("*.prof"), default=run_dir / "APP-SCENARIO.prof")
     return (
-        f"The .prof files are in {run_dir}: open one with `python -m pstats {example}` "
-        "(then `sort tottime`, `stats 20`), or with snakeviz if you have it "
-        f"(`uvx snakeviz {example}`)."
+        f"The .prof files are in {run_dir}: open one with `python3 -m pstats {example}` "
+        "(then `sort tottime`, `stats 20`), or draw it with snakeviz, which the lab does not "
+        f"install (`.tools/uv/bin/uvx snakeviz -s {example}` fetches it from PyPI)."
     )
 
 
@@ -270,7 +271,7 @@ def report_markdown(results: dict[str, Any]) -> str:
         for entry in scenario.values()
     )
     parts.append(
-        f"\nThe profiles: {files}. Open one with `python -m pstats FILE` (then `sort tottime`, "
-        "`stats 20`), or with snakeviz (`uvx snakeviz FILE`).\n"
+        f"\nThe profiles: {files}. Open one with `python3 -m pstats FILE` (then `sort tottime`, "
+        "`stats 20`), or with snakeviz (`.tools/uv/bin/uvx snakeviz -s FILE`).\n"
     )
     return "\n".join(parts)

@@ -446,6 +446,9 @@ def create_run_dir(results_dir: Path, started_at: datetime, kind: str | None = N
     run_dir = results_dir / name
     try:
         run_dir.mkdir(parents=True, exist_ok=False)
+    except FileExistsError:
+        raise BenchmarkError(f"{run_dir} already exists: another run started in the same "
+                             "second? Start one run at a time") from None  # fmt: skip
     except OSError as error:
         raise BenchmarkError(f"cannot create {run_dir}: {error.strerror}") from None
     return run_dir
