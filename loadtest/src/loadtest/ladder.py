@@ -80,10 +80,6 @@ def planned_seconds(settings: BenchmarkSettings, rungs: tuple[str, ...]) -> floa
 
 def run_ladder(settings: BenchmarkSettings, console: Console) -> Path:
     """Start the apps, verify every rung, time them, write results/<timestamp>-ladder/."""
-    if settings.docker:
-        raise BenchmarkError("the ladder runs local processes only; drop --docker")
-    if settings.cross_check:
-        raise BenchmarkError("--cross-check belongs to the benchmark run, not the ladder")
     check_configured_url()
     for app in settings.apps:
         ensure_port_free(settings.ports[app], ARMS[app].project)
