@@ -12,6 +12,6 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' ./test.sh "$@"
 fi
 
-source scripts/bootstrap.sh commons app_v1 app_v2 app_v2_latest loadtest
+source scripts/bootstrap.sh
 # The project's own interpreter directly (not `uv run`), so Ctrl-C and SIGTERM reach the runner.
 exec loadtest/.venv/bin/python -m loadtest "$@"

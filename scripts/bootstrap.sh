@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by the entry points: make `uv` available (installing it from PyPI if absent) and
-# sync the locked environments named in $@ (commons app_v1 app_v2 app_v2_latest loadtest).
+# sync every locked environment of the lab (scripts/lab_projects.sh lists them).
 set -euo pipefail
 
 UV_VERSION=0.13.9
@@ -33,15 +33,15 @@ ensure_uv() {
 }
 
 sync_projects() {
-  local project extras
+  local project
   for project in "$@"; do
-    extras=()
-    # The embedded PostgreSQL lives behind commons' optional extra.
-    [ "$project" = commons ] && extras=(--all-extras)
-    uv sync --quiet --locked --project "$project" "${extras[@]}"
+    # Every extra and group: commons' embedded PostgreSQL and probe libraries, the arms'
+    # `probes` group (micro and profile run in them), the tools of the dev groups.
+    uv sync --quiet --locked --all-extras --all-groups --project "$project"
   done
 }
 
 ensure_uv
 unset VIRTUAL_ENV  # each project runs in its own .venv, never in the caller's
-sync_projects "$@"
+# shellcheck disable=SC2046 # one word per project: the folder names have no spaces
+sync_projects $("$(dirname "${BASH_SOURCE[0]}")/lab_projects.sh")

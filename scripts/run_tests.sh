@@ -1,19 +1,40 @@
 #!/usr/bin/env bash
-# The test suite: bootstrap uv and the locked environments, lint, then run every test against
-# a real PostgreSQL (embedded by default; set DATABASE_URL to use your own server).
-# Arguments go to both pytest runs (e.g. -x, -q, -k name).
+# The test suite: bootstrap uv and the locked environments, lint and type-check, then run every
+# test against a real PostgreSQL (embedded by default; set DATABASE_URL to use your own server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-source scripts/bootstrap.sh commons app_v1 app_v2 app_v2_latest loadtest
+if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
+  cat <<'USAGE'
+usage: ./scripts/run_tests.sh [PYTEST OPTIONS]
 
-echo "== ruff (lint and format check)"
+The lab's test suite, as CI runs it (.ci/run):
+  1. bootstrap: uv (installed into .tools/uv if missing) and every locked environment;
+  2. lint: ruff check, ruff format --check, and mypy over commons/ and loadtest/;
+  3. tests/: commons and every arm (API contract, validation, limits, durability,
+     schemathesis, /docs in Chromium), against a real PostgreSQL;
+  4. loadtest/harness_tests/: the benchmark harness, with a few short real runs.
+About 8 minutes on a 2-CPU machine. Tests that need Debian's chromium or wrk are skipped
+where those are missing (.ci/run installs them); the slowest tests are listed at the end.
+
+Options are passed to both pytest runs, e.g.:
+  ./scripts/run_tests.sh -x                 stop at the first failure
+  ./scripts/run_tests.sh -k ladder          only tests whose name matches
+  DATABASE_URL=postgresql://... ./scripts/run_tests.sh   against your own server
+USAGE
+  exit 0
+fi
+
+source scripts/bootstrap.sh
+
+echo "== lint: ruff (check and format) and mypy"
 uv run --locked --project commons ruff check .
 uv run --locked --project commons ruff format --check .
+uv run --locked --project loadtest mypy
 
 echo "== tests: commons and every app (tests/)"
-uv run --locked --project commons pytest "$@"
+uv run --locked --project commons pytest --durations=10 "$@"
 
-echo "== tests: the benchmark harness (loadtest/tests/; a few real runs of a minute or two each)"
-# -v: a line per test, so the long end-to-end runs do not look like a hang.
-uv run --locked --project loadtest pytest -v loadtest/tests "$@"
+echo "== tests: the benchmark harness (loadtest/harness_tests/; a few short real runs)"
+# -v: a line per test, so the real runs do not look like a hang.
+uv run --locked --project loadtest pytest -v --durations=10 loadtest/harness_tests "$@"

@@ -12,16 +12,10 @@ from pathlib import Path
 import httpx
 
 from commons import HTTP_PROTOCOL
+from commons.arms import ARM_NAMES, ARMS
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
-# Arm -> (its uv project, the module uvicorn serves). v2-latest is app_v2's code in an
-# environment with the latest FastAPI (app_v2_latest/pyproject.toml).
-ARMS = {
-    "v1": ("app_v1", "app_v1.main:app"),
-    "v2": ("app_v2", "app_v2.main:app"),
-    "v2-latest": ("app_v2_latest", "app_v2.main:app"),
-}
-APP_NAMES = tuple(ARMS)
+APP_NAMES = ARM_NAMES  # every arm of the registry (commons/arms.py), default or not
 
 
 def find_free_port() -> int:
@@ -32,8 +26,8 @@ def find_free_port() -> int:
 
 def app_command(app_name: str, port: int) -> list[str]:
     uv = shutil.which("uv") or "uv"
-    project, module = ARMS[app_name]
-    return [uv, "run", "--locked", "--project", project, "uvicorn", module,
+    arm = ARMS[app_name]
+    return [uv, "run", "--locked", "--project", arm.environment, "uvicorn", arm.module,
             "--host", "127.0.0.1", "--port", str(port), "--http", HTTP_PROTOCOL]  # fmt: skip
 
 
@@ -54,7 +48,7 @@ def start_app(
 ) -> RunningApp:
     port = find_free_port()
     # A file, not a pipe: a server's log would fill a pipe nobody reads and stall it.
-    project = ARMS[app_name][0]
+    project = ARMS[app_name].environment
     log_path = Path(tempfile.mkstemp(prefix=f"{project}-", suffix=".log")[1])
     environment = {**os.environ, "DATABASE_URL": database_url, **(extra_environment or {})}
     environment.pop("VIRTUAL_ENV", None)  # the app runs in its own project environment

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
-from commons.ladder_check import parse_posts, rung_differences
+from commons.probes.ladder_check import parse_posts, rung_differences
 from commons.synthetic import LADDER_POST_COUNT
 from tests.app_processes import RunningApp
 

@@ -1,0 +1,174 @@
+"""report.html: self-contained charts from results.json; `./test.sh report`; and the page
+rendered in a real browser (Debian's Chromium, .ci/run installs it) with the network off."""
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib import image
+
+from harness_tests.factories import build, make_run, steady_runs, three_arm_rounds
+from harness_tests.runner import run_runner
+from loadtest.lab.arms import ARMS
+from loadtest.lab.startup import StartupSamples
+from loadtest.modes.benchmark.html import write_html_report
+from loadtest.modes.benchmark.settings import BenchmarkSettings
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def three_arm_results() -> dict:
+    settings = BenchmarkSettings(scenarios=("read",), pairs=9)
+    startup = {arm: StartupSamples([1.2, 1.3, 1.4], [1.0, 1.1, 1.2]) for arm in settings.apps}
+    return build(
+        [make_run("read", three_arm_rounds(100.0, 200.0, 300.0))], settings, startup=startup
+    )
+
+
+def test_report_html_is_one_self_contained_page(tmp_path: Path) -> None:
+    path = write_html_report(tmp_path, three_arm_results())
+    html = path.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    # ratios, r/s, latency, CPU, memory, start-up
+    assert html.count("<svg") == 6
+    assert "<script" not in html and "<link" not in html and "<img" not in html
+    # No reference leaves the file: the only URLs are XML namespaces.
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", html))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
+    assert "READ v2-latest/v2 [95% CI]" in html and "1.50x [1.50–1.50]" in html
+    assert (tmp_path / "ratios.svg").read_text().startswith("<svg")
+
+
+def test_report_mode_rebuilds_a_run_and_compares_two(tmp_path: Path) -> None:
+    first, second = tmp_path / "20260101T000000Z", tmp_path / "20260102T000000Z"
+    for run_dir, results in ((first, build(steady_runs())), (second, three_arm_results())):
+        run_dir.mkdir()
+        (run_dir / "results.json").write_text(json.dumps(results))
+    result = run_runner("report", str(first), "--results-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert (first / "report.html").exists() and (first / "report.md").exists()
+    assert "READ ratio to v1 [95% CI]" in result.stdout
+    # Options may come between the run directories.
+    result = run_runner("report", str(first), "--results-dir", str(tmp_path), str(second))
+    assert result.returncode == 0, result.stderr
+    comparison = tmp_path / "compare-20260101T000000Z-vs-20260102T000000Z.html"
+    assert comparison.read_text().count("<svg") == 1
+    assert "READ v2/v1 [95% CI]" in result.stdout
+    # The second run's third arm is kept, though the first run lacks it.
+    assert "READ v2-latest/v2 [95% CI]" in result.stdout and "v2-latest start-up" in result.stdout
+
+
+def test_report_mode_reads_a_schema_2_run(tmp_path: Path) -> None:
+    results = build(steady_runs())
+    results["schema_version"] = 2
+    del results["kind"]
+    del results["ratios_between_arms"]
+    for figures in results["apps"].values():
+        del figures["startup"]
+    for ratios in results["ratios_vs_baseline"].values():  # version 2 spelt a ratio "ratio"
+        for figures in ratios.values():
+            figures["ratio"] = figures.pop("estimate")
+            del figures["flags"]
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    before = (tmp_path / "results.json").read_text()
+    result = run_runner("report", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "report.html").read_text().count("<svg") == 5  # no start-up chart
+    assert "READ ratio to v1 [95% CI]" in result.stdout and "3.00x [3.00–3.00]" in result.stdout
+    assert "results.json is schema_version 2: read as version 4" in result.stdout
+    assert (tmp_path / "results.json").read_text() == before  # upgraded in memory only
+
+
+def test_runs_without_ratios_draw_no_ratio_chart(tmp_path: Path) -> None:
+    single = build(
+        [make_run("read", [{"v2": 300.0}] * 8)],
+        BenchmarkSettings(apps=("v2",), scenarios=("read",)),
+    )
+    assert "Paired ratios" not in write_html_report(tmp_path, single).read_text()
+    assert not (tmp_path / "ratios.svg").exists()
+    rounds = [{"v2": 300.0, "v2-latest": 330.0}] * 8
+    pair = build(
+        [make_run("read", rounds)], BenchmarkSettings(apps=("v2", "v2-latest"), scenarios=("read",))
+    )
+    write_html_report(tmp_path, pair)
+    assert (tmp_path / "ratios.svg").exists()  # v2-latest/v2 is a ratio too
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["no-such-dir"], "no-such-dir is not a directory"),
+        (["{empty}"], "holds no results.json (is it a run directory?)"),
+        (
+            ["{old}"],
+            "has schema_version 1 and kind None; this version of the lab reads versions 2-4",
+        ),
+        (["{broken}"], "cannot read"),
+        (["{mangled}", "{mangled}"], "both arguments are the same run"),
+        (["{mangled}"], "a results.json lacks or mangles a field the report needs"),
+        (["{ladder}", "{mangled}"], "is a ladder run: two runs are compared for benchmark runs"),
+        (["{ladder}"], "a results.json lacks or mangles a field the report needs"),
+        (["{future}"], "has schema_version 5 and kind 'benchmark'"),
+    ],
+)
+def test_report_mode_errors_are_one_line(tmp_path: Path, arguments, message: str) -> None:
+    folders = {
+        "empty": None,
+        "old": '{"schema_version": 1}',
+        "broken": "{",
+        "mangled": '{"schema_version": 3}',
+        "ladder": '{"kind": "ladder"}',
+        "future": '{"schema_version": 5, "kind": "benchmark"}',
+    }
+    for name, content in folders.items():
+        (tmp_path / name).mkdir()
+        if content is not None:
+            (tmp_path / name / "results.json").write_text(content)
+    argv = [argument.format(**{n: str(tmp_path / n) for n in folders}) for argument in arguments]
+    result = run_runner("report", *argv)
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("./test.sh: error:") and message in line
+
+
+def test_run_directories_belong_to_the_report_mode_only() -> None:
+    result = run_runner("dataset", "results/latest")
+    assert result.returncode == 2
+    assert "unrecognized arguments: results/latest (see ./test.sh dataset --help)" in result.stderr
+
+
+def hex_colour(text: str) -> np.ndarray:
+    return np.array([int(text[i : i + 2], 16) for i in (1, 3, 5)]) / 255
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
+def test_report_html_renders_its_charts_in_chromium_offline(tmp_path: Path) -> None:
+    path = write_html_report(tmp_path, three_arm_results())
+    screenshot = tmp_path / "page.png"
+    result = subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--proxy-server=http://127.0.0.1:9",
+            "--window-size=1300,4000",
+            f"--screenshot={screenshot}",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    pixels = image.imread(screenshot)[:, :, :3]
+    for arm, colour in ((name, arm.colour) for name, arm in ARMS.items()):
+        # Every arm's bars are drawn: many pixels of exactly its colour.
+        matching = np.all(np.abs(pixels - hex_colour(colour)) < 0.02, axis=-1).sum()
+        assert matching > 2000, (arm, matching)

@@ -1,0 +1,109 @@
+"""The table and report.md, rendered from results alone."""
+
+from pathlib import Path
+
+from harness_tests.factories import (
+    TWO_ARMS,
+    build,
+    make_run,
+    steady_rounds,
+    steady_runs,
+    three_arm_rounds,
+)
+from loadtest.lab.startup import StartupSamples
+from loadtest.modes.benchmark.report import write_report
+from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.modes.benchmark.tables import load_generator_lines, table_rows
+
+
+def test_table_has_an_arm_per_column_and_ratios_with_their_ci() -> None:
+    header, rows = table_rows(build(steady_runs()))
+    assert header == [
+        "metric",
+        "v1 · Pydantic 1.10.27 · FastAPI 0.125.0",
+        "v2 · Pydantic 2.14.3 · FastAPI 0.125.0",
+    ]
+    by_metric = {row[0]: row[1:] for row in rows}
+    assert by_metric["READ r/s"] == ["100.0 (100.0–100.0)", "300.0 (300.0–300.0)"]
+    assert by_metric["READ ratio to v1 [95% CI]"] == ["baseline", "3.00x [3.00–3.00]"]
+    assert by_metric["READ p50 / p95 / p99 ms"] == ["10 / 20 / 20", "10 / 20 / 20"]
+    assert by_metric["READ CPU ms/request, app"] == ["9.70", "3.23"]  # 0.776 s / 80 and / 240
+    assert by_metric["memory idle, RSS (USS) MiB"][0] == "71.0 (60.0)"
+
+
+def test_flagged_cells_are_marked(tmp_path: Path) -> None:
+    results = build(
+        [make_run("read", steady_rounds(100.0, 300.0), failures=5)],
+        BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)),
+    )
+    _, rows = table_rows(results)
+    assert rows[0][1].endswith("⚠") and not rows[0][2].endswith("⚠")
+    report = write_report(tmp_path, results).read_text()
+    assert "- app_v1 read: 40 of 680 requests failed" in report
+
+
+def test_report_lists_settings_versions_and_the_load_generator(tmp_path: Path) -> None:
+    report = write_report(tmp_path, build(steady_runs())).read_text()
+    assert report.startswith("# v1 vs v2 — benchmark report\n\nv1 vs v2 — 10 users, 8 pairs")
+    assert "| READ ratio to v1 [95% CI] | baseline | 3.00x [3.00–3.00] |" in report
+    assert "| pydantic | 1.10.27 | 2.14.3 |" in report
+    assert "| pairs (rounds) per scenario and repeat | 8 |" in report
+    assert "Load generator: locust drove 6,000.0 r/s against a trivial endpoint" in report
+    assert "## Flags\n\n- none" in report
+    assert "Test CPU, 2 cores (2 available), 8.0 GiB, Linux test, Python 3.11.7." in report
+
+
+def test_the_load_generator_story_follows_the_synthetic_windows() -> None:
+    saturated = build(
+        [make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.97)],
+        BenchmarkSettings(apps=TWO_ARMS, scenarios=("synthetic",)),
+    )
+    assert load_generator_lines(saturated)[1] == (
+        "READ synthetic: the app kept 97%–97% of its CPU busy; the app was the limit in every "
+        "window."
+    )
+    starved = build(
+        [make_run("synthetic", steady_rounds(100.0, 600.0), app_cpu_busy=0.6)],
+        BenchmarkSettings(apps=TWO_ARMS, scenarios=("synthetic",)),
+    )
+    assert "under 90% in some windows" in load_generator_lines(starved)[1]
+
+
+def test_a_flagged_ratio_is_marked() -> None:
+    rounds = [{"v1": 100.0, "v2": 200.0 + 25.0 * (i % 4)} for i in range(8)]
+    _, rows = table_rows(
+        build([make_run("read", rounds)], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))
+    )
+    ratio_row = next(row for row in rows if row[0] == "READ ratio to v1 [95% CI]")
+    assert ratio_row[2].endswith("⚠") and ratio_row[2] == "2.38x [2.00–2.75] ⚠"
+
+
+def test_three_arms_show_v2_latest_over_v2_and_start_up() -> None:
+    settings = BenchmarkSettings(scenarios=("read",), pairs=9)
+    startup = {
+        arm: StartupSamples([1.0 + i, 1.2 + i, 1.1 + i], [0.5, 0.5, 0.5])
+        for i, arm in enumerate(settings.apps)
+    }
+    results = build(
+        [make_run("read", three_arm_rounds(100.0, 200.0, 300.0))], settings, startup=startup
+    )
+    header, rows = table_rows(results, separator="\n")
+    assert header[3] == "v2-latest\nPydantic 2.14.3\nFastAPI 0.165.0"
+    by_metric = {row[0]: row[1:] for row in rows}
+    assert by_metric["READ ratio to v1 [95% CI]"] == [
+        "baseline",
+        "2.00x [2.00–2.00]",
+        "3.00x [3.00–3.00]",
+    ]
+    assert by_metric["READ v2-latest/v2 [95% CI]"] == ["", "reference", "1.50x [1.50–1.50]"]
+    assert by_metric["start-up to first /health, s"] == [
+        "1.10 (1.00–1.20)",
+        "2.10 (2.00–2.20)",
+        "3.10 (3.00–3.20)",
+    ]
+    assert by_metric["import of the app module, s"] == ["0.50"] * 3
+
+
+def test_without_start_up_figures_there_are_no_start_up_rows() -> None:
+    _, rows = table_rows(build(steady_runs()))
+    assert not any(row[0].startswith("start-up") for row in rows)

@@ -1,0 +1,156 @@
+"""The other modes: --docker without an engine, `dataset`, and locust's distributed mode."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import psycopg
+import pytest
+
+from commons.embedded_postgres import embedded_postgres
+from harness_tests.runner import TINY_RUN, lab_processes, only_run, port_options, run_runner
+
+
+def docker_engine_answers() -> bool:
+    if shutil.which("docker") is None:
+        return False
+    return subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode == 0
+
+
+@pytest.mark.skipif(docker_engine_answers(), reason="a Docker engine answers on this machine")
+def test_docker_mode_without_an_engine_is_one_line_and_writes_nothing(tmp_path) -> None:
+    result = run_runner("--docker", "--quick", "--results-dir", str(tmp_path / "results"))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("./test.sh: error: --docker")
+    assert "plain ./test.sh needs no Docker" in line
+    assert not (tmp_path / "results").exists()
+
+
+def test_dataset_mode_loads_the_same_rows_every_time() -> None:
+    with embedded_postgres() as server:
+        for _ in range(2):  # a second load replaces, never appends
+            result = run_runner("dataset", "--dataset-size", "150", DATABASE_URL=server.url)
+            assert result.returncode == 0, result.stderr
+            assert "Loaded 150 posts." in result.stdout
+        with psycopg.connect(server.url) as connection:
+            row = connection.execute("SELECT count(*), min(id), max(id) FROM posts").fetchone()
+            titles = connection.execute("SELECT title FROM posts ORDER BY id LIMIT 2").fetchall()
+            dates = connection.execute(
+                "SELECT count(*) FILTER (WHERE created_at <= updated_at AND updated_at <= "
+                "published_at), min(published_at), max(published_at) FROM posts"
+            ).fetchone()
+    assert row == (150, 1, 150)
+    # Realistic dates: written, then edited, then published; 2020 on, scheduled ones in 2030.
+    assert dates[0] == 150
+    assert (dates[1].year, dates[2].year) == (2020, 2030)
+    assert [title for (title,) in titles] == ["Post number 1", "Post number 2"]
+
+
+def test_dataset_mode_needs_database_url() -> None:
+    result = run_runner("dataset")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "./test.sh: error: the dataset mode loads into DATABASE_URL, which is not set"
+    )
+
+
+def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
+    before = lab_processes()
+    result = run_runner(
+        *TINY_RUN,
+        "--repeats",
+        "1",
+        "--load-processes",
+        "2",
+        "--results-dir",
+        str(tmp_path),
+        "--apps",
+        "v1,v2",
+        *port_options(),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = json.loads((only_run(tmp_path) / "results.json").read_text())
+    assert results["settings"]["load_processes"] == 2
+    assert results["load_generator"]["load_processes"] == 2
+    for app in ("v1", "v2"):
+        for name, scenario in results["apps"][app]["scenarios"].items():
+            assert scenario["rps_median"] > 0 and scenario["failures"] == 0, (app, name)
+            assert scenario["windows"] == 6
+        write = results["apps"][app]["scenarios"]["write"]
+        assert write["acknowledged_writes"] == write["new_rows"] > 0
+    for name in ("read", "synthetic", "write"):
+        assert results["ratios_vs_baseline"][name]["v2"]["pairs"] == 6
+    assert all(window["requests"] > 0 for window in results["windows"])
+    # Two of three apps: not a complete comparison, so results/latest stays where it was.
+    assert not (tmp_path / "latest").exists() and "results/latest was not moved" in result.stdout
+    log = (only_run(tmp_path) / "runs" / "01" / "read.log").read_text()
+    assert "2 workers connected" in log
+    assert lab_processes() - before == set()
+
+
+def wrk_available_or_installable() -> bool:
+    return shutil.which("wrk") is not None or (
+        shutil.which("apt-get") is not None and os.geteuid() == 0
+    )
+
+
+@pytest.mark.skipif(not wrk_available_or_installable(), reason="wrk is missing and not root")
+def test_cross_check_measures_again_with_wrk_in_paired_windows(tmp_path) -> None:
+    before = lab_processes()
+    result = run_runner(
+        *TINY_RUN,
+        "--repeats",
+        "1",
+        "--window",
+        "1",
+        "--scenarios",
+        "read,synthetic",
+        "--cross-check",
+        "--no-calibration",
+        "--results-dir",
+        str(tmp_path),
+        "--apps",
+        "v1,v2",
+        *port_options(),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = json.loads((only_run(tmp_path) / "results.json").read_text())
+    cross = results["cross_check"]
+    assert cross["tool"].startswith("wrk")
+    for name in ("read", "synthetic"):
+        ratio = cross["ratios_vs_baseline"][name]["v2"]
+        assert ratio["pairs"] == 6 and ratio["estimate"] > 0
+        assert ratio["locust_ratio"] == results["ratios_vs_baseline"][name]["v2"]["estimate"]
+    windows = cross["windows"]
+    assert len(windows) == 2 * 2 * 6
+    assert all(w["requests"] > 0 and w["failures"] == 0 and w["app_cpu_s"] > 0 for w in windows)
+    assert [w["arm"] for w in windows[:4]] == ["v1", "v2", "v2", "v1"]
+    assert "wrk cross-check" in result.stdout
+    assert lab_processes() - before == set()
+
+
+def test_cross_check_without_wrk_is_one_line(tmp_path) -> None:
+    # No wrk and no apt-get on this PATH: nothing to measure with, nothing to install it with.
+    result = run_runner(
+        "--cross-check", "--quick", "--results-dir", str(tmp_path / "results"), PATH=str(tmp_path)
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "./test.sh: error: --cross-check needs wrk, which is not installed; install it "
+        "(Debian/Ubuntu: apt-get install wrk) and retry"
+    )
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("mode", ["dataset", "run"])
+def test_a_malformed_database_url_is_one_line_without_the_password(mode: str, tmp_path) -> None:
+    options = ["--results-dir", str(tmp_path / "results"), *port_options()] if mode == "run" else []
+    result = run_runner(mode, *options, DATABASE_URL="postgresql://lab:S3CRETPW@127.0.0.1:abc/lab")
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("./test.sh: error: DATABASE_URL is not a valid URL")
+    assert "S3CRETPW" not in result.stderr + result.stdout
+    assert not (tmp_path / "results").exists()  # refused before anything was created

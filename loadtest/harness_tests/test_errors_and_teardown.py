@@ -1,0 +1,169 @@
+"""Error paths end in one line and a non-zero exit; Ctrl-C tears everything down."""
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from harness_tests.runner import (
+    REPOSITORY_ROOT,
+    TINY_RUN,
+    lab_processes,
+    port_options,
+    run_runner,
+    runner_command,
+    runner_environment,
+)
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip()]
+
+
+def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
+    before = lab_processes()
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        busy_port = squatter.getsockname()[1]
+        result = run_runner(
+            *TINY_RUN,
+            "--no-calibration",
+            "--results-dir",
+            str(tmp_path),
+            *port_options(v1=busy_port),
+        )
+    assert result.returncode == 1
+    [line] = error_lines(result.stderr)
+    assert line == (
+        f"./test.sh: error: port {busy_port} (for app_v1) is already in use; stop whatever "
+        "listens there (an earlier ./test.sh?) or move v1 with --port-v1 PORT"
+    )
+    assert lab_processes() - before == set()
+
+
+def test_unreachable_database_is_one_line_and_non_zero(tmp_path) -> None:
+    result = run_runner(
+        *TINY_RUN,
+        "--results-dir",
+        str(tmp_path),
+        DATABASE_URL="postgresql://lab:secret@127.0.0.1:1/lab",
+    )
+    assert result.returncode == 1
+    [line] = error_lines(result.stderr)
+    assert line.startswith("./test.sh: error: cannot use the database server at 127.0.0.1:1/lab")
+    assert "secret" not in result.stderr
+
+
+def test_non_postgresql_database_url_is_refused(tmp_path) -> None:
+    result = run_runner(*TINY_RUN, "--results-dir", str(tmp_path), DATABASE_URL="sqlite:///x.db")
+    assert result.returncode == 1
+    assert "must be a PostgreSQL URL" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "signal_number", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "terminal-closed"]
+)
+def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> None:
+    before = lab_processes()
+    runner = subprocess.Popen(
+        runner_command(
+            "--pairs",
+            "100",
+            "--warmup",
+            "30",
+            "--dataset",
+            "300",
+            "--repeats",
+            "1",
+            "--no-calibration",
+            "--results-dir",
+            str(tmp_path),
+            "--startup-samples",
+            "0",
+            *port_options(),
+        ),
+        cwd=REPOSITORY_ROOT,
+        env=runner_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    # Wait until the app and locust are up (the warm-up has started), then press "Ctrl-C".
+    while time.monotonic() < deadline and not any(
+        "locust" in command_line for command_line in _child_command_lines(runner.pid)
+    ):
+        assert runner.poll() is None, runner.communicate()[1]
+        time.sleep(0.2)
+    assert lab_processes() - before, "nothing was started before the interrupt"
+    runner.send_signal(signal_number)
+    _, stderr = runner.communicate(timeout=60)
+    assert runner.returncode == 130
+    assert "interrupted; everything it started was stopped" in stderr
+    assert "Traceback" not in stderr
+    time.sleep(0.5)
+    assert lab_processes() - before == set()
+
+
+def _child_command_lines(pid: int) -> list[str]:
+    import psutil
+
+    try:
+        children = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    command_lines = []
+    for child in children:
+        try:
+            command_lines.append(" ".join(child.cmdline()))
+        except psutil.Error:  # exited, or a zombie (pg_ctl's leftover child)
+            continue
+    return command_lines
+
+
+def test_unwritable_results_dir_is_one_line(tmp_path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = run_runner(*TINY_RUN, "--results-dir", str(blocker / "results"))
+    assert result.returncode == 1
+    [line] = error_lines(result.stderr)
+    assert line.startswith(f"./test.sh: error: cannot create {blocker}/results/")
+
+
+def test_ctrl_c_stops_a_background_bootstrap(tmp_path) -> None:
+    """A script's background job starts with SIGINT ignored; ./test.sh restores it, so a
+    `kill -INT` stops even the bootstrap (here a uv that would sync for a minute)."""
+    copy = tmp_path / "lab"
+    (copy / "scripts").mkdir(parents=True)
+    shutil.copy(REPOSITORY_ROOT / "test.sh", copy)
+    for script in ("bootstrap.sh", "lab_projects.sh"):
+        shutil.copy(REPOSITORY_ROOT / "scripts" / script, copy / "scripts")
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    (fake_bin / "uv").write_text("#!/bin/sh\nsleep 60\n")
+    (fake_bin / "uv").chmod(0o755)
+    environment = runner_environment(PATH=f"{fake_bin}:{os.environ['PATH']}")
+    environment.pop("LAB_SIGINT_DEFAULT", None)
+    bootstrap = subprocess.Popen(
+        [str(copy / "test.sh"), "--quick"],
+        env=environment,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # as `cmd &` does
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(2)  # now inside `uv sync`
+    assert bootstrap.poll() is None
+    os.killpg(bootstrap.pid, signal.SIGINT)
+    try:
+        bootstrap.wait(timeout=10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bootstrap.pid, signal.SIGKILL)
+    assert bootstrap.returncode != 0

@@ -1,0 +1,41 @@
+"""The arms as the harness sees them: the registry (commons/arms.py), each arm's interpreter,
+the comparisons a set of arms makes, and the rotating orders the paired protocol uses."""
+
+from pathlib import Path
+
+from commons.arms import ARM_NAMES, ARMS, BASELINE, DEFAULT_ARMS, Arm
+from loadtest.lab.paths import REPOSITORY_ROOT
+
+__all__ = ["ARMS", "ARM_NAMES", "BASELINE", "DEFAULT_ARMS", "Arm"]
+
+
+def arm_python(name: str) -> Path:
+    """The interpreter of the arm's own locked environment (not `uv run`: memory and start-up
+    are the app's alone)."""
+    return REPOSITORY_ROOT / ARMS[name].environment / ".venv" / "bin" / "python"
+
+
+def baseline_of(apps: tuple[str, ...]) -> str | None:
+    """The arm every ratio is over, when it runs beside another arm."""
+    return BASELINE if BASELINE in apps and len(apps) > 1 else None
+
+
+def comparisons(apps: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(arm, reference) for every ratio a run of `apps` reports: each arm over the baseline,
+    then each arm over the arm it is also compared with, where both ran."""
+    baseline = baseline_of(apps)
+    over_baseline = [(arm, baseline) for arm in apps if baseline is not None and arm != baseline]
+    extra = [
+        (arm, reference)
+        for arm in apps
+        if (reference := ARMS[arm].compare_with) is not None and reference in apps
+    ]
+    return over_baseline + extra
+
+
+def rotations(arms: tuple[str, ...], count: int) -> list[list[str]]:
+    """Order r is the arms rotated by r: for two arms AB BA AB BA ..., so each arm goes first
+    equally often over a multiple of len(arms) orders, and every arm's turn has a turn of each
+    other arm within one order of it."""
+    size = len(arms)
+    return [[arms[(position + shift) % size] for position in range(size)] for shift in range(count)]

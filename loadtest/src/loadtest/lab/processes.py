@@ -1,0 +1,86 @@
+"""Child processes the runner owns: started in their own session, always torn down."""
+
+import os
+import signal
+import socket
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from loadtest.lab.errors import LabError
+
+
+def ensure_port_free(port: int, what: str, remedy: str = "or pick another port") -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As uvicorn does: connections left in TIME_WAIT by an earlier run do not block a bind.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            raise LabError(
+                f"port {port} (for {what}) is already in use; stop whatever listens there "
+                f"(an earlier ./test.sh?) {remedy}"
+            ) from None
+
+
+def find_free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def child_environment(**overrides: str) -> dict[str, str]:
+    """This process's environment for a child in an environment of its own: without
+    VIRTUAL_ENV, which would name the harness's."""
+    environment = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    return environment | overrides
+
+
+def start_process(
+    command: Sequence[str],
+    *,
+    log_path: Path,
+    cpus: tuple[int, ...] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start `command` in a new session (Ctrl-C reaches only the runner, which then cleans up)."""
+    executable = command[0]
+    if not Path(executable).exists():
+        raise LabError(f"{executable} is missing; run ./test.sh (it syncs the environments)")
+
+    def pin_to_cpus() -> None:
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log_file:
+        return subprocess.Popen(
+            list(command),
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=pin_to_cpus,
+            env=env,
+            cwd=cwd,
+        )
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:
+    """SIGTERM the whole process group, then SIGKILL whatever is left."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # stragglers (workers) of a finished leader
+    except (ProcessLookupError, PermissionError):
+        pass
+    if process.poll() is None:
+        process.wait()

@@ -1,0 +1,1 @@
+"""Locust users, one file per mode (locust loads them by path)."""

@@ -1,0 +1,219 @@
+"""The paired runner every mode uses: start the arms, run one locust process along a schedule
+of windows, and read every arm's (and PostgreSQL's) CPU at each counted window's edges."""
+
+import os
+import time
+from contextlib import ExitStack
+from dataclasses import replace
+from pathlib import Path
+
+from rich.console import Console
+
+from loadtest.lab.apps import RunningApp, start_app
+from loadtest.lab.arms import ARMS
+from loadtest.lab.cpu import TreeCpu, busy_seconds, cpu_seconds_between, read_tree_cpu
+from loadtest.lab.database import BenchmarkDatabase, check_configured_url, provide_database
+from loadtest.lab.docker import start_container_app
+from loadtest.lab.errors import LabError
+from loadtest.lab.pinning import PinningPlan, pin_process_tree
+from loadtest.lab.processes import ensure_port_free
+from loadtest.lab.progress import ProgressDisplay
+from loadtest.load.locust_runs import (
+    BENCHMARK_LOCUSTFILE,
+    STOP_TIMEOUT_S,
+    LocustRun,
+    locust_command,
+    run_locust,
+)
+from loadtest.load.schedule import Schedule
+from loadtest.load.settings import PairedLoadSettings
+from loadtest.load.windows import WindowCpu
+
+# Locust's start-up (imports, spawning users) before the schedule's first window; a late start
+# only shortens the first warm-up window.
+LOCUST_START_S = 3.0
+LOCUST_START_PER_EXTRA_PROCESS_S = 1.0
+# With --processes, the master holds a window's requests only once a worker has reported them
+# (every 3 s, and once more on quitting): locust runs this long past the last window.
+LOCUST_TAIL_S = 1.0
+LOCUST_TAIL_DISTRIBUTED_S = 4.0
+CALIBRATION_S = 8.0
+
+
+def locust_start_s(settings: PairedLoadSettings) -> float:
+    workers = settings.load_processes if settings.load_processes > 1 else 0
+    return LOCUST_START_S + LOCUST_START_PER_EXTRA_PROCESS_S * workers
+
+
+def locust_tail_s(settings: PairedLoadSettings) -> float:
+    return LOCUST_TAIL_DISTRIBUTED_S if settings.load_processes > 1 else LOCUST_TAIL_S
+
+
+def start_arm(
+    settings: PairedLoadSettings,
+    arm: str,
+    database: BenchmarkDatabase,
+    pinning: PinningPlan,
+    log_dir: Path,
+    environment: dict[str, str],
+    *,
+    docker: bool = False,
+) -> RunningApp:
+    """A fresh process of the arm (a fresh container with --docker), answering /health."""
+    if docker:
+        return start_container_app(arm, f"http://127.0.0.1:{settings.ports[arm]}")
+    return start_app(
+        arm,
+        port=settings.ports[arm],
+        workers=settings.workers,
+        database_url=database.url,
+        cpus=pinning.app_cpus if pinning.enabled else None,
+        log_path=log_dir / f"{ARMS[arm].environment}.log",
+        environment=environment,
+    )
+
+
+def app_cpu_capacity(settings: PairedLoadSettings, pinning: PinningPlan) -> float:
+    """CPUs an app can keep busy: its pinned CPUs, but one per uvicorn worker at most."""
+    return float(min(len(pinning.app_cpus), settings.workers)) or 1.0
+
+
+def run_paired_locust(
+    settings: PairedLoadSettings,
+    schedule: Schedule,
+    schedule_path: Path,
+    apps: dict[str, RunningApp],  # arm -> its app (several arms may share one, as in the ladder)
+    pinning: PinningPlan,
+    prefix: Path,
+    progress: ProgressDisplay,
+    *,
+    duration_s: float,
+    user_class: str,
+    database_pid: int | None,
+    during: str,
+    locustfile: Path = BENCHMARK_LOCUSTFILE,
+) -> tuple[LocustRun, dict[int, WindowCpu]]:
+    """One locust run along a schedule, CPU read at every counted window's edges; an app that
+    died meanwhile is an error, never a window of zero requests."""
+    boundaries = CpuBoundaries(
+        schedule, apps, database_pid, pinning.app_cpus if pinning.enabled else None
+    )
+    locust = run_locust(
+        locust_command(
+            host=next(iter(apps.values())).base_url,
+            users=settings.users,
+            duration_s=duration_s,
+            output_prefix=prefix,
+            user_classes=[user_class],
+            load_processes=settings.load_processes,
+            locustfile=locustfile,
+            extra_arguments=["--schedule", str(schedule_path)],
+        ),
+        output_prefix=prefix,
+        cpus=pinning.load_cpus if pinning.enabled else None,
+        on_tick=progress.tick,
+        timeout_s=duration_s + STOP_TIMEOUT_S + 60,
+        boundaries=boundaries.moments,
+        on_boundary=boundaries.read,
+    )
+    for app in apps.values():
+        if app.process is not None and app.process.poll() is not None:
+            environment = ARMS[app.name].environment
+            raise LabError(f"{environment} exited during {during} (see {environment}.log)")
+    return locust, boundaries.per_window()
+
+
+class CpuBoundaries:
+    """Reads every arm's and PostgreSQL's CPU at each measured window's counted start and end."""
+
+    def __init__(
+        self,
+        schedule: Schedule,
+        apps: dict[str, RunningApp],
+        database_pid: int | None,
+        app_cpus: tuple[int, ...] | None,  # pinned: nothing but the arms should run there
+    ) -> None:
+        self.schedule = schedule
+        self.app_cpus = app_cpus
+        # Several arms may share a process (the ladder's rungs of one app): CPU is read once
+        # per process, and a window's "other arms" are the other processes.
+        self.pids = {arm: app.pid for arm, app in apps.items()}
+        self.database_pid = database_pid
+        moments = set()
+        for window in schedule.measured():
+            moments |= {window.measure_start, window.end}
+        self.moments = sorted(moments)
+        # planned moment -> (actual time, per-process readings, PostgreSQL's reading, busy
+        # seconds of the app CPUs)
+        self.readings: dict[
+            float, tuple[float, dict[int, TreeCpu], TreeCpu | None, float | None]
+        ] = {}
+
+    def read(self, moment: float) -> None:
+        before = time.time()
+        app_cpus_busy = busy_seconds(self.app_cpus) if self.app_cpus else None
+        arms = {pid: read_tree_cpu(pid) for pid in set(self.pids.values()) if pid is not None}
+        database = read_tree_cpu(self.database_pid) if self.database_pid else None
+        self.readings[moment] = ((before + time.time()) / 2, arms, database, app_cpus_busy)
+
+    def per_window(self) -> dict[int, WindowCpu]:
+        cpu: dict[int, WindowCpu] = {}
+        for window in self.schedule.measured():
+            start = self.readings.get(window.measure_start)
+            end = self.readings.get(window.end)
+            if start is None or end is None:
+                continue
+            spent = {
+                pid: cpu_seconds_between(start[1][pid], end[1][pid])
+                for pid in start[1]
+                if pid in end[1]
+            }
+            database_cpu = None
+            if start[2] is not None and end[2] is not None:
+                database_cpu = cpu_seconds_between(start[2], end[2])
+            own_pid = self.pids.get(window.arm)
+            others = [seconds for pid, seconds in spent.items() if pid != own_pid]
+            foreign = None
+            if start[3] is not None and end[3] is not None and spent:
+                foreign = max(end[3] - start[3] - sum(spent.values()), 0.0)
+            cpu[window.index] = WindowCpu(
+                end[0] - start[0],
+                spent.get(own_pid) if own_pid else None,
+                database_cpu,
+                other_arms_cpu_s=sum(others) if others else None,
+                foreign_cpu_s=foreign,
+            )
+        return cpu
+
+
+def check_local_arms(settings: PairedLoadSettings) -> None:
+    """Before anything is created or started: a malformed DATABASE_URL and a busy port fail
+    now, in one line, not minutes later."""
+    check_configured_url()
+    for arm in settings.apps:
+        ensure_port_free(
+            settings.ports[arm],
+            ARMS[arm].environment,
+            remedy=f"or move {arm} with --port-{arm} PORT",
+        )
+
+
+def pin_runner(pinning: PinningPlan) -> None:
+    """The runner (and so every child it starts) on the load generator's CPUs."""
+    if pinning.enabled:
+        os.sched_setaffinity(0, pinning.load_cpus)
+
+
+def start_database(
+    stack: ExitStack, pinning: PinningPlan, console: Console
+) -> tuple[BenchmarkDatabase, PinningPlan]:
+    """The embedded PostgreSQL (pinned beside the load generator), or the one in DATABASE_URL
+    (never pinned: the plan's note is corrected to say so)."""
+    database = provide_database(stack)
+    if database.server_pid and pinning.enabled:
+        pin_process_tree(database.server_pid, pinning.load_cpus)
+    elif pinning.enabled:
+        note = pinning.note.replace(", PostgreSQL", "")
+        pinning = replace(pinning, note=f"{note} (the external PostgreSQL is not pinned)")
+        console.print(f"Pinning, corrected: {pinning.note}", highlight=False)
+    return database, pinning

@@ -1,0 +1,199 @@
+"""The benchmark's report.html (loadtest/output/html.py: a self-contained page) from
+results.json alone; and a page comparing two runs."""
+
+from collections.abc import Iterable
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from loadtest.load.scenarios import SCENARIOS
+from loadtest.modes.benchmark import charts
+from loadtest.modes.benchmark.tables import (
+    VERSION_LIBRARIES,
+    comparisons,
+    load_generator_lines,
+    table_rows,
+    title,
+)
+from loadtest.output.html import figure, html_table, page
+from loadtest.output.text import format_ratio, format_spread
+
+
+def ratio_figure(ratio_svg: str | None) -> str:
+    return figure(
+        ratio_svg,
+        "Each ratio is an arm's r/s over another arm's in the same round (hatched: not over the "
+        "baseline), the median of the paired ratios with its exact 95% CI; grey: the reference "
+        "experiment's published v2/v1 ratios (it also changed FastAPI, on its own machine).",
+    )
+
+
+def startup_section(svg: str | None) -> str:
+    if svg is None:
+        return ""
+    return "<h2>Start-up</h2>" + figure(
+        svg,
+        "Fresh starts, one arm at a time in rotating order: launch to the first 200 on /health, "
+        "and the app module's import inside it.",
+    )
+
+
+def settings_rows(results: dict[str, Any]) -> list[list[str]]:
+    settings = results["settings"]
+    order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
+    return [
+        ["users", str(settings["users"])],
+        [
+            "windows",
+            f"{settings['window_s']:g} s, the first {settings['settle_s']:g} s not counted",
+        ],
+        ["pairs (rounds) per scenario and repeat", str(settings["pairs"])],
+        ["warm-up", f"{settings['warmup_s']:g} s per arm before each scenario, discarded"],
+        ["repeats", f"{settings['repeats']} (fresh processes), arm order {order}"],
+        ["start-up samples per arm", str(settings.get("startup_samples", "–"))],
+        ["dataset", f"{settings['dataset_size']:,} posts"],
+        ["uvicorn workers", str(settings["workers"])],
+        ["locust processes", str(settings["load_processes"])],
+        ["pinning", settings["pinning"]["note"]],
+        [
+            "database",
+            f"PostgreSQL {settings['database']['server_version']} ({settings['database']['kind']})",
+        ],
+    ]
+
+
+def run_page(results: dict[str, Any], ratio_svg: str | None) -> str:
+    """The page; `ratio_svg` is the main chart, None when the run has no ratio."""
+    arms = list(results["apps"])
+    header, rows = table_rows(results)
+    versions = [
+        [library, *(str(results["apps"][arm]["versions"].get(library, "–")) for arm in arms)]
+        for library in VERSION_LIBRARIES
+    ]
+    host = results["host"]
+    flags = results["flags"]
+    flag_list = (
+        '<ul class="flags">' + "".join(f"<li>{escape(flag)}</li>" for flag in flags) + "</ul>"
+        if flags
+        else "<p>None: no failures, no verification problems, every CI within ±5%, every "
+        "synthetic window saturated.</p>"
+    )
+    body = f"""
+<p>{escape(title(results))}. Run {escape(results["started_at"][:19])} →
+{escape(results["finished_at"][:19])} UTC ({results["elapsed_s"]:.0f} s).</p>
+{ratio_figure(ratio_svg)}
+<h2>Summary</h2>
+{html_table(header, rows)}
+<p class="note">r/s: median of windows (min–max). Ratio: median of paired window ratios, 95% CI
+in brackets. ⚠: see the flags.</p>
+<p>{"<br>".join(escape(line) for line in load_generator_lines(results))}</p>
+<h2>Flags</h2>
+{flag_list}
+<h2>Throughput</h2>
+{
+        figure(
+            charts.rps_chart(results),
+            "Median over each arm's windows, with the 95% CI of the median.",
+        )
+    }
+<h2>Latency</h2>
+{figure(charts.latency_chart(results), "p50, p95 and p99 over every counted request.")}
+<h2>CPU per request</h2>
+{
+        figure(
+            charts.cpu_chart(results),
+            "The app's process tree, and the embedded PostgreSQL's on "
+            "top (none in READ synthetic; not read for an external server).",
+        )
+    }
+<h2>Memory</h2>
+{figure(charts.memory_chart(results), "RSS of the app's process tree, median over repeats.")}
+{startup_section(charts.startup_chart(results))}
+<h2>Settings</h2>
+{html_table(["setting", "value"], settings_rows(results))}
+<h2>Versions</h2>
+{html_table(["library", *arms], versions)}
+<h2>Host</h2>
+<p>{escape(host["cpu_model"])}, {host["cores"]} cores ({host["cores_available"]} available),
+{host["memory_gib"]} GiB, {escape(host["os"])}, Python {escape(host["python"])}.</p>
+"""
+    return page(f"{' vs '.join(arms)} — benchmark report", body)
+
+
+def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
+    """report.html, and the main chart alone as ratios.svg (for a README or a slide)."""
+    # Drawn once: a single-arm run has no ratio, so no main chart.
+    ratio_svg = charts.ratio_chart(results) if comparisons(results) else None
+    path = run_dir / "report.html"
+    path.write_text(run_page(results, ratio_svg))
+    if ratio_svg is not None:
+        (run_dir / "ratios.svg").write_text(ratio_svg)
+    return path
+
+
+def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[str]]]:
+    """Per scenario and ratio, each run's ratio [CI]; start-up per arm too."""
+    header = ["metric", *(name for name, _ in runs)]
+    rows = []
+    # Everything either run has: comparing an old two-arm run with a new three-arm one keeps
+    # the new arm's rows (with "–" for the run that lacks them).
+    scenarios = union(results["settings"]["scenarios"] for _, results in runs)
+    ratios_by_run = [
+        {comparison.label: comparison for comparison in comparisons(results)} for _, results in runs
+    ]
+    labels = union(ratios_by_run)
+    arms = union(results["apps"] for _, results in runs)
+    for name in scenarios:
+        for label in labels:
+            cells = []
+            for (_, results), ratios in zip(runs, ratios_by_run, strict=True):
+                comparison = ratios.get(label)
+                in_run = name in results["settings"]["scenarios"]
+                cells.append(
+                    format_ratio(comparison.figures(results, name))
+                    if comparison and in_run
+                    else "–"
+                )
+            rows.append([f"{SCENARIOS[name].label} {label} [95% CI]", *cells])
+    for arm in arms:
+        cells = [
+            format_spread((results["apps"].get(arm) or {}).get("startup"), "to_health_s", 2)
+            for _, results in runs
+        ]
+        rows.append([f"{arm} start-up to first /health, s", *cells])
+    for arm in arms:
+        cells = [
+            str((results["apps"].get(arm) or {}).get("versions", {}).get("fastapi", "–"))
+            + " / "
+            + str((results["apps"].get(arm) or {}).get("versions", {}).get("pydantic", "–"))
+            for _, results in runs
+        ]
+        rows.append([f"{arm} FastAPI / Pydantic", *cells])
+    return header, rows
+
+
+def union(groups: Iterable[Iterable[str]]) -> list[str]:
+    """Every name in any group, in the order first seen."""
+    return list(dict.fromkeys(name for group in groups for name in group))
+
+
+def comparison_page(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    header, rows = comparison_rows(runs)
+    parts = [
+        f"<p>{escape(name)}: {escape(title(results))}, run {escape(results['started_at'][:19])} "
+        f"UTC on {escape(results['host']['cpu_model'])}.</p>"
+        for name, results in runs
+    ]
+    body = f"""
+{"".join(parts)}
+{
+        figure(
+            charts.run_comparison_chart(runs),
+            "Each run's paired ratios with their 95% CI (lighter: "
+            "the second run). Intervals describe each run; between runs the machine itself may "
+            "have changed, so compare runs from the same machine type.",
+        )
+    }
+{html_table(header, rows)}
+"""
+    return page(f"{runs[0][0]} vs {runs[1][0]} — two benchmark runs", body)

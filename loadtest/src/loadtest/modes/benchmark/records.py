@@ -1,0 +1,37 @@
+"""What a benchmark run records besides its windows: each arm's process in each repeat, and
+each scenario's locust run."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from loadtest.lab.memory import MemoryReading
+from loadtest.load.locust_runs import LocustRun
+from loadtest.load.windows import WindowRecord
+
+
+@dataclass
+class ArmLife:
+    """One arm's process in one repeat: versions, memory and verification."""
+
+    arm: str
+    repeat: int  # 1-based
+    versions: dict[str, Any] = field(default_factory=dict)
+    idle: MemoryReading | None = None
+    peak: MemoryReading | None = None
+    after: MemoryReading | None = None
+    problems: dict[str, list[str]] = field(default_factory=dict)  # verification, per scenario
+
+
+@dataclass
+class ScenarioRun:
+    """One locust run: one scenario in one repeat, every verified arm in alternating windows."""
+
+    repeat: int  # 1-based
+    scenario: str
+    arms: tuple[str, ...]
+    windows: list[WindowRecord]
+    locust: LocustRun
+    acknowledged: dict[str, int]  # successful requests per arm, warm-up and settle included
+    failures: dict[str, int] = field(default_factory=dict)  # per arm, every phase
+    warmup_requests: dict[str, int] = field(default_factory=dict)  # per arm: 0 = started late
+    new_rows: dict[str, int] = field(default_factory=dict)  # write: rows each arm stored

@@ -1,0 +1,114 @@
+"""The benchmark's report in the terminal and in report.md (report.html: html.py)."""
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from loadtest.modes.benchmark.html import write_html_report
+from loadtest.modes.benchmark.tables import (
+    VERSION_LIBRARIES,
+    load_generator_lines,
+    table_rows,
+    title,
+)
+from loadtest.output.text import markdown_table
+
+
+def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
+    """report.md and report.html (and ratios.svg), from results.json's content alone."""
+    return [write_report(run_dir, results), write_html_report(run_dir, results)]
+
+
+def print_report(results: dict[str, Any], console: Console) -> None:
+    header, rows = table_rows(results, separator="\n")
+    flags = results["flags"]
+    table = Table(
+        title=title(results),
+        caption="r/s: median of windows (min–max). Ratio: median of paired window ratios, "
+        "95% CI in brackets." + (" ⚠: see flags below." if flags else ""),
+    )
+    for index, column in enumerate(header):
+        table.add_column(column, justify="left" if index == 0 else "right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    for line in load_generator_lines(results):
+        console.print(line, highlight=False)
+    for flag in flags:
+        console.print(f"[bold yellow]⚠ {flag}[/]", highlight=False)
+    if not flags:
+        console.print(
+            "No flags: no failures, no verification problems, every CI within ±5%, "
+            "every synthetic window saturated."
+        )
+
+
+def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
+    header, rows = table_rows(results)
+    settings, host = results["settings"], results["host"]
+    arms = list(results["apps"])
+    versions_rows = [
+        [library, *(str(results["apps"][arm]["versions"].get(library, "–")) for arm in arms)]
+        for library in VERSION_LIBRARIES
+    ]
+    flags = results["flags"] or ["none"]
+    order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
+    text = f"""# {" vs ".join(arms)} — benchmark report
+
+{title(results)}. Run {results["started_at"][:19]} → {results["finished_at"][:19]} UTC \
+({results["elapsed_s"]:.0f}s).
+
+{markdown_table(header, rows)}
+
+READ is `GET /posts?per_page=100` (100 posts from PostgreSQL), READ synthetic
+`GET /posts_synthetic?per_page=100` (100 posts built in memory), WRITE `POST /posts`.
+Every arm was alive for the whole repeat, and they were loaded in turn (pinning:
+{settings["pinning"]["note"]}): per scenario one locust run alternated the load between them
+in {settings["window_s"]:g}s windows (the first {settings["settle_s"]:g}s of each not \
+counted), {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an
+arm's windows (min–max in brackets). A ratio is the median of the per-round ratios of
+neighbouring windows, with its exact 95% confidence interval for the median (order
+statistics). Latency percentiles are over every counted request; CPU per request is the app's
+process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
+is the app's process tree (RSS, with USS in brackets), median over repeats: idle after
+start-up, peak under load, after load. Start-up is median (min–max) over fresh starts of each
+arm, in turn, from launch to the first 200 on `/health`; the import is `import <app module>`
+inside those starts (it builds the app and opens its first database connection). A ⚠ marks a
+flagged cell.
+
+{chr(10).join(load_generator_lines(results))}
+
+## Flags
+
+{chr(10).join(f"- {flag}" for flag in flags)}
+
+## Settings
+
+| setting | value |
+|---|---|
+| users | {settings["users"]} |
+| windows | {settings["window_s"]:g}s, the first {settings["settle_s"]:g}s not counted |
+| pairs (rounds) per scenario and repeat | {settings["pairs"]} |
+| warm-up | {settings["warmup_s"]:g}s per arm before each scenario, discarded |
+| repeats | {settings["repeats"]} (fresh processes), arm order {order} |
+| dataset | {settings["dataset_size"]:,} posts, reset before every repeat |
+| uvicorn workers | {settings["workers"]} |
+| locust processes | {settings["load_processes"]} |
+| scenarios | {", ".join(settings["scenarios"])} |
+| pinning | {settings["pinning"]["note"]} |
+| database | PostgreSQL {settings["database"]["server_version"]} ({settings["database"]["kind"]}) |
+
+## Versions
+
+{markdown_table(["library", *arms], versions_rows)}
+
+## Host
+
+{host["cpu_model"]}, {host["cores"]} cores ({host["cores_available"]} available), \
+{host["memory_gib"]} GiB, {host["os"]}, Python {host["python"]}.
+"""
+    path = run_dir / "report.md"
+    path.write_text(text)
+    return path

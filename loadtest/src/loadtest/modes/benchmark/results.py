@@ -1,0 +1,348 @@
+"""A benchmark's results.json (docs/results.md): the window records, and what they say per
+arm, per scenario and per pair of arms, with settings, versions, host facts and flags."""
+
+import statistics
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
+from loadtest.analysis.limits import AGREEMENT_LIMIT, SATURATION_LIMIT
+from loadtest.analysis.paired_windows import window_ratio, window_ratios
+from loadtest.analysis.ratio import PairedRatio
+from loadtest.analysis.stats import round_or_none, summarize
+from loadtest.lab.arms import ARMS
+from loadtest.lab.pinning import PinningPlan
+from loadtest.lab.startup import StartupSamples
+from loadtest.load.histograms import merge_histograms, percentile_ms
+from loadtest.load.scenarios import SCENARIOS
+from loadtest.load.windows import WindowRecord
+from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
+from loadtest.modes.benchmark.settings import BenchmarkSettings
+
+# In READ synthetic the app alone should be the limit: its windows are checked for saturation.
+SATURATION_SCENARIO = "synthetic"
+MEMORY_FIELDS = ("idle", "peak", "after")
+# How a reader gets more pairs, said in the flags of too wide or missing intervals.
+MORE_PAIRS = "add pairs (--pairs, --repeats)"
+
+
+def median_or_none(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def ratio_results(
+    windows: list[WindowRecord], scenario: str, arm: str, reference: str
+) -> dict[str, Any]:
+    """The arm's r/s over the reference's, paired by round: a PairedRatio, and each repeat's own
+    median beside it (the interval treats every pair as independent; the repeats show whether
+    fresh processes moved the ratio more than the interval allows)."""
+    ratio = window_ratio(windows, scenario, arm, reference)
+    per_repeat = []
+    for repeat in sorted({record.repeat for record in windows}):
+        own = [record for record in windows if record.repeat == repeat]
+        pairs = window_ratios(own, scenario, arm, reference)
+        if pairs:
+            per_repeat.append(
+                {
+                    "repeat": repeat,
+                    "pairs": len(pairs),
+                    "estimate": round(statistics.median(pairs), 3),
+                }
+            )
+    return ratio.as_dict() | {"per_repeat": per_repeat}
+
+
+def scenario_results(
+    name: str,
+    arm: str,
+    windows: list[WindowRecord],
+    lives: list[ArmLife],
+    runs: list[ScenarioRun],
+) -> dict[str, Any]:
+    """One arm's figures for one scenario, over all its windows in every repeat."""
+    flags = [
+        f"verification failed (repeat {life.repeat}): {life.problems[name][0]}"
+        for life in lives
+        if life.problems.get(name)
+    ]
+    rps = summarize([record.rps for record in windows])
+    requests = sum(record.requests for record in windows)
+    failures = sum(record.failures for record in windows)
+    if failures:
+        flags.append(f"{failures} of {requests} requests failed")
+    uncounted_failures = sum(run.failures.get(arm, 0) for run in runs) - failures
+    if uncounted_failures > 0:
+        flags.append(f"{uncounted_failures} requests failed in warm-up or settling time")
+    flags += window_flags(windows)
+    for run in runs:
+        if arm in run.arms and not run.warmup_requests.get(arm):
+            flags.append(
+                f"no warm-up (repeat {run.repeat}): locust started after this arm's warm-up "
+                "window, so its first windows ran cold"
+            )
+    histogram = merge_histograms(record.histogram for record in windows)
+    busy = [record.app_cpu_busy for record in windows if record.app_cpu_busy is not None]
+    if name == SATURATION_SCENARIO:
+        unsaturated = [value for value in busy if value < SATURATION_LIMIT]
+        if unsaturated:
+            flags.append(
+                f"{len(unsaturated)} of {len(busy)} windows left the app's CPU under "
+                f"{SATURATION_LIMIT:.0%} busy (lowest {min(unsaturated):.1%}): something else "
+                "limited them (the load generator, or other programs on the machine)"
+            )
+    figures: dict[str, Any] = {
+        "windows": len(windows),
+        "rps_median": round_or_none(rps["median"], 2),
+        "rps_min": round_or_none(rps["min"], 2),
+        "rps_max": round_or_none(rps["max"], 2),
+        "requests": requests,
+        "failures": failures,
+        "p50_ms": percentile_ms(histogram, 0.50),
+        "p95_ms": percentile_ms(histogram, 0.95),
+        "p99_ms": percentile_ms(histogram, 0.99),
+        "app_cpu_ms_per_request": round_or_none(
+            median_or_none([v for r in windows if (v := r.app_cpu_ms_per_request) is not None]),
+            3,
+        ),
+        "db_cpu_ms_per_request": round_or_none(
+            median_or_none([v for r in windows if (v := r.db_cpu_ms_per_request) is not None]),
+            3,
+        ),
+        "app_cpu_busy_median": round_or_none(median_or_none(busy), 3),
+        "app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
+    }
+    if name == "write":
+        acknowledged = sum(run.acknowledged.get(arm, 0) for run in runs)
+        stored = sum(run.new_rows.get(arm, 0) for run in runs)
+        figures["acknowledged_writes"], figures["new_rows"] = acknowledged, stored
+        for run in runs:
+            if arm in run.arms and run.acknowledged.get(arm, 0) != run.new_rows.get(arm, 0):
+                flags.append(
+                    f"write count mismatch (repeat {run.repeat}): {run.acknowledged.get(arm, 0)} "
+                    f"acknowledged, {run.new_rows.get(arm, 0)} new rows"
+                )
+    figures["flags"] = flags
+    return figures
+
+
+def cross_check_results(
+    windows: list[WindowRecord],
+    locust_ratios: dict[str, dict[str, Any]],
+    baseline: str | None,
+    tool: str,
+) -> tuple[dict[str, Any], list[str]]:
+    """The second tool's paired ratios beside locust's; a disagreement above 10% is flagged."""
+    ratios: dict[str, dict[str, Any]] = {}
+    flags = []
+    for scenario in sorted({record.scenario for record in windows}):
+        ratios[scenario] = {}
+        arms = sorted({record.arm for record in windows if record.scenario == scenario})
+        for arm in arms:
+            if baseline is None or arm == baseline:
+                continue
+            figures = ratio_results(windows, scenario, arm, baseline)
+            locust_ratio = locust_ratios.get(scenario, {}).get(arm, {}).get("estimate")
+            disagreement = (
+                abs(figures["estimate"] / locust_ratio - 1)
+                if figures["estimate"] is not None and locust_ratio
+                else None
+            )
+            figures["locust_ratio"] = locust_ratio
+            figures["disagreement"] = round_or_none(disagreement, 4)
+            ratios[scenario][arm] = figures
+            if disagreement is not None and disagreement > AGREEMENT_LIMIT:
+                flags.append(
+                    f"{SCENARIOS[scenario].label} {arm}/{baseline}: locust {locust_ratio:.2f}x and "
+                    f"{tool} {figures['estimate']:.2f}x disagree by {disagreement:.0%} (over "
+                    f"{AGREEMENT_LIMIT:.0%}): one tool may have limited the windows; compare "
+                    "their saturation and rerun"
+                )
+    by_cell: dict[str, dict[str, list[float]]] = {}
+    for record in windows:
+        by_cell.setdefault(record.scenario, {}).setdefault(record.arm, []).append(record.rps)
+    rps = {
+        scenario: {
+            arm: round_or_none(median_or_none(values), 2)
+            for arm, values in sorted(by_cell[scenario].items())
+        }
+        for scenario in ratios
+    }
+    return {
+        "tool": tool,
+        "rps_median": rps,
+        "ratios_vs_baseline": ratios,
+        "windows": [record.as_dict() for record in windows],
+    }, flags
+
+
+def memory_results(lives: list[ArmLife]) -> dict[str, Any]:
+    memory: dict[str, Any] = {}
+    for moment in MEMORY_FIELDS:
+        readings = [getattr(life, moment) for life in lives if getattr(life, moment)]
+        for kind in ("rss", "uss"):
+            values = [
+                value
+                for reading in readings
+                if (value := getattr(reading, f"{kind}_mib")) is not None
+            ]
+            memory[f"{moment}_{kind}_mib"] = round_or_none(median_or_none(values))
+    memory["repeats"] = [
+        {
+            "repeat": life.repeat,
+            **{
+                f"{moment}_{kind}_mib": getattr(getattr(life, moment), f"{kind}_mib", None)
+                for moment in MEMORY_FIELDS
+                for kind in ("rss", "uss")
+            },
+        }
+        for life in lives
+    ]
+    return memory
+
+
+def startup_results(samples: StartupSamples | None) -> dict[str, Any] | None:
+    """Median (min–max) over the fresh starts, with every sample kept."""
+    if samples is None:
+        return None
+    figures: dict[str, Any] = {"samples": len(samples.to_health_s)}
+    for key, values in (("to_health_s", samples.to_health_s), ("import_s", samples.import_s)):
+        summary = summarize(values)
+        figures[key] = round_or_none(summary["median"], 3)
+        figures[f"{key}_min"] = round_or_none(summary["min"], 3)
+        figures[f"{key}_max"] = round_or_none(summary["max"], 3)
+        figures[f"{key}_samples"] = [round(value, 3) for value in values]
+    return figures
+
+
+def locust_results(runs: list[ScenarioRun], load_cores: int) -> tuple[list[dict], list[str]]:
+    entries, flags = [], []
+    for run in runs:
+        entries.append(
+            {
+                "repeat": run.repeat,
+                "scenario": run.scenario,
+                "locust_cpu_percent": run.locust.cpu_percent,
+                "locust_cpu_warnings": run.locust.cpu_warnings,
+                "load_cpus_busy_percent": run.locust.load_cpus_busy_percent,
+                "warmup_requests": run.warmup_requests,
+                "failures": run.failures,
+                "files": {
+                    key: f"runs/{run.repeat:02d}/{value}" for key, value in run.locust.files.items()
+                },
+            }
+        )
+        where = f"{SCENARIOS[run.scenario].label} (repeat {run.repeat})"
+        flags += locust_flags(run.locust, load_cores, where)
+    return entries, flags
+
+
+def build_results(
+    *,
+    settings: BenchmarkSettings,
+    lives: list[ArmLife],
+    runs: list[ScenarioRun],
+    calibration: dict[str, Any] | None,
+    host: dict[str, Any],
+    startup: dict[str, StartupSamples] | None = None,
+    database: dict[str, Any],
+    pinning: PinningPlan,
+    started_at: datetime,
+    finished_at: datetime,
+    cross_check_windows: list[WindowRecord] | None = None,
+    cross_check_tool: str | None = None,
+) -> dict[str, Any]:
+    windows = [record for run in runs for record in run.windows]
+    apps: dict[str, Any] = {}
+    flags: list[str] = []
+    for arm in settings.apps:
+        arm_lives = [life for life in lives if life.arm == arm]
+        scenarios = {}
+        for name in settings.scenarios:
+            scenarios[name] = scenario_results(
+                name,
+                arm,
+                [record for record in windows if record.arm == arm and record.scenario == name],
+                arm_lives,
+                [run for run in runs if run.scenario == name],
+            )
+            flags += [
+                f"{ARMS[arm].environment} {name}: {flag}" for flag in scenarios[name]["flags"]
+            ]
+        apps[arm] = {
+            "versions": next((life.versions for life in arm_lives if life.versions), {}),
+            "memory": memory_results(arm_lives),
+            "startup": startup_results((startup or {}).get(arm)),
+            "scenarios": scenarios,
+        }
+    ratios: dict[str, dict[str, Any]] = {}
+    between: dict[str, dict[str, Any]] = {}  # the extra comparisons, keyed "arm/reference"
+    baseline = settings.baseline
+    labelled: list[tuple[str, PairedRatio]] = []
+    for name in settings.scenarios:
+        ratios[name], between[name] = {}, {}
+        for arm, reference in settings.comparisons:
+            figures = ratio_results(windows, name, arm, reference)
+            labelled.append(
+                (f"{SCENARIOS[name].label} {arm}/{reference}", PairedRatio.from_dict(figures))
+            )
+            if reference == baseline:
+                ratios[name][arm] = figures
+            else:
+                between[name][f"{arm}/{reference}"] = figures
+    flags += ratio_flags(labelled, MORE_PAIRS)
+    cross_check = None
+    if cross_check_tool is not None:
+        cross_check, cross_check_flags = cross_check_results(
+            cross_check_windows or [], ratios, baseline, cross_check_tool
+        )
+        flags += cross_check_flags
+    load_cores = min(settings.load_processes, len(pinning.load_cpus))
+    locust_runs, locust_flags = locust_results(runs, load_cores)
+    flags += locust_flags
+    fastest = max((record.rps for record in windows), default=None)
+    busy = [
+        record.app_cpu_busy
+        for record in windows
+        if record.scenario == SATURATION_SCENARIO and record.app_cpu_busy is not None
+    ]
+    load_generator = {
+        "calibration": calibration,
+        "fastest_window_rps": round_or_none(fastest, 1),
+        "headroom": round_or_none(
+            calibration["rps"] / fastest if calibration and fastest else None, 2
+        ),
+        "synthetic_app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
+        "synthetic_app_cpu_busy_max": round_or_none(max(busy, default=None), 3),
+        "load_processes": settings.load_processes,
+        "runs": locust_runs,
+    }
+    plain_settings = {
+        key: (list(value) if isinstance(value, tuple) else value)
+        for key, value in asdict(settings).items()
+        if key not in ("results_dir", "pin", "calibrate")
+    }
+    return {
+        "started_at": started_at.isoformat(),
+        "finished_at": finished_at.isoformat(),
+        "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
+        "settings": {
+            **plain_settings,
+            "baseline": baseline,
+            "pinning": pinning.as_dict(),
+            "database": database,
+            "arm_order": [
+                [life.arm for life in lives if life.repeat == repeat]
+                for repeat in range(1, settings.repeats + 1)
+            ],
+            "access_log": False,
+        },
+        "host": host,
+        "load_generator": load_generator,
+        "apps": apps,
+        "ratios_vs_baseline": ratios,
+        "ratios_between_arms": between,
+        "cross_check": cross_check,
+        "flags": flags,
+        "windows": [record.as_dict() for record in windows],
+    }

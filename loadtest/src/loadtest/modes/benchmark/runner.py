@@ -1,0 +1,350 @@
+"""The benchmark run, the paired protocol: per repeat, every arm as a fresh process on the same
+app CPUs, verified; then per scenario one locust run whose users alternate between the arms in
+short windows (loadtest/load/schedule.py), with each arm's and PostgreSQL's CPU read at every
+window's edges."""
+
+import math
+import time
+from contextlib import ExitStack
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from loadtest.lab.apps import RunningApp
+from loadtest.lab.arms import DEFAULT_ARMS, rotations
+from loadtest.lab.database import BenchmarkDatabase
+from loadtest.lab.dataset import count_posts_titled, load_dataset
+from loadtest.lab.docker import ensure_docker_engine, start_docker_stack
+from loadtest.lab.host import host_facts
+from loadtest.lab.memory import MemoryReading, PeakMemorySampler
+from loadtest.lab.pinning import PinningPlan, plan_pinning
+from loadtest.lab.processes import child_environment
+from loadtest.lab.progress import ProgressDisplay
+from loadtest.lab.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
+from loadtest.load.calibration import calibrate_load_generator
+from loadtest.load.paired import (
+    CALIBRATION_S,
+    app_cpu_capacity,
+    check_local_arms,
+    locust_start_s,
+    locust_tail_s,
+    pin_runner,
+    run_paired_locust,
+    start_arm,
+    start_database,
+)
+from loadtest.load.scenarios import SCENARIO_NAMES, SCENARIOS, write_title
+from loadtest.load.schedule import WARMUP, build_schedule
+from loadtest.load.verify import verify_scenario
+from loadtest.load.windows import WindowRecord, build_window_records, per_arm, tally_by_name
+from loadtest.load.wrk import (
+    CROSS_CHECK_SCENARIOS,
+    cross_check_scenario,
+    ensure_wrk,
+    wrk_round_seconds,
+)
+from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
+from loadtest.modes.benchmark.report import print_report, write_reports
+from loadtest.modes.benchmark.results import build_results
+from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.output.results_file import write_results
+from loadtest.output.run_folder import link_latest, run_folder
+
+KIND = "benchmark"
+QUIET_S = 1.0  # let the apps go quiet before idle/after memory readings
+SCENARIO_USER_CLASS = {"read": "ReadUser", "synthetic": "SyntheticUser", "write": "WriteUser"}
+
+
+def planned_seconds(settings: BenchmarkSettings) -> float:
+    per_scenario = len(settings.apps) * (settings.warmup_s + settings.pairs * settings.window_s)
+    load = settings.repeats * len(settings.scenarios) * (per_scenario + locust_start_s(settings))
+    if settings.cross_check:
+        wrk_scenarios = [name for name in CROSS_CHECK_SCENARIOS if name in settings.scenarios]
+        rounds = settings.repeats * settings.pairs * len(wrk_scenarios)
+        load += rounds * wrk_round_seconds(settings, len(settings.apps))
+    return load + (CALIBRATION_S if settings.calibrate else 0) + startup_seconds(settings)
+
+
+def startup_seconds(settings: BenchmarkSettings) -> float:
+    if settings.docker:
+        return 0.0
+    return SECONDS_PER_SAMPLE * settings.startup_samples * len(settings.apps)
+
+
+def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
+    """Run everything, write results/<timestamp>/, print the table; returns the run directory."""
+    if settings.docker:
+        ensure_docker_engine()  # before anything is written or started
+    else:
+        check_local_arms(settings)
+    cross_check_tool = ensure_wrk() if settings.cross_check else None
+    started_at = datetime.now(UTC)
+    with run_folder(settings.results_dir, started_at) as folder:
+        run_dir = folder.path
+        host = host_facts()  # before pinning narrows what this process sees
+        pinning = plan_pinning(settings.pin and not settings.docker)
+        if settings.docker:
+            pinning = replace(
+                pinning,
+                note="not pinned: the apps run in containers with the same CPU and memory "
+                "limits (docker-compose.yml)",
+            )
+        pin_runner(pinning)
+        console.print(f"Results go to {run_dir}", highlight=False)
+        if settings.baseline is None:
+            console.print(
+                f"Note: only {', '.join(settings.apps)} runs, so there are no ratios (they need "
+                "v1, the baseline, and another app).",
+                highlight=False,
+            )
+        console.print(f"Pinning: {pinning.note}", highlight=False)
+
+        lives: list[ArmLife] = []
+        runs: list[ScenarioRun] = []
+        cross_check_windows: list[WindowRecord] = []
+        calibration: dict[str, Any] | None = None
+        startup: dict[str, StartupSamples] | None = None
+        environment = child_environment()
+        with ExitStack() as stack:
+            if settings.docker:
+                database = start_docker_stack(stack, settings.apps, settings.ports)
+            else:
+                database, pinning = start_database(stack, pinning, console)
+            console.print(
+                f"PostgreSQL {database.server_version} ({database.kind}); "
+                f"dataset: {settings.dataset_size:,} posts",
+                highlight=False,
+            )
+            folder.begin_measuring()
+            with ProgressDisplay(planned_seconds(settings), console) as progress:
+                if settings.calibrate:
+                    calibration = calibrate_load_generator(
+                        settings,
+                        pinning,
+                        run_dir / "calibration",
+                        progress,
+                        CALIBRATION_S,
+                        environment,
+                    )
+                if startup_seconds(settings):
+                    progress.begin(
+                        f"start-up · {settings.startup_samples} fresh starts per app",
+                        startup_seconds(settings),
+                    )
+                    startup = measure_startup(
+                        settings.apps,
+                        samples_per_arm=settings.startup_samples,
+                        ports=settings.ports,
+                        workers=settings.workers,
+                        database_url=database.url,
+                        cpus=pinning.app_cpus if pinning.enabled else None,
+                        log_dir=run_dir / "startup",
+                        environment=environment,
+                        on_sample=progress.tick,
+                    )
+                for repeat in range(1, settings.repeats + 1):
+                    repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
+                        settings, repeat, database, pinning, run_dir, progress, environment
+                    )
+                    lives += repeat_lives
+                    runs += repeat_runs
+                    cross_check_windows += repeat_cross_check
+
+    finished_at = datetime.now(UTC)
+    results = build_results(
+        settings=settings,
+        lives=lives,
+        runs=runs,
+        calibration=calibration,
+        startup=startup,
+        host=host,
+        database={"kind": database.kind, "server_version": database.server_version},
+        pinning=pinning,
+        started_at=started_at,
+        finished_at=finished_at,
+        cross_check_windows=cross_check_windows,
+        cross_check_tool=cross_check_tool,
+    )
+    document = write_results(run_dir, KIND, results)
+    write_reports(run_dir, document)
+    complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == SCENARIO_NAMES
+    if complete:
+        link_latest(settings.results_dir, run_dir)
+    print_report(document, console)
+    console.print(f"\nWrote {run_dir}/results.json, report.md and report.html", highlight=False)
+    if not complete:
+        console.print(
+            "results/latest was not moved: it points at the newest run of every default arm "
+            "and scenario, and this one ran fewer.",
+            highlight=False,
+        )
+    return run_dir
+
+
+def run_repeat(
+    settings: BenchmarkSettings,
+    repeat: int,
+    database: BenchmarkDatabase,
+    pinning: PinningPlan,
+    run_dir: Path,
+    progress: ProgressDisplay,
+    environment: dict[str, str],
+) -> tuple[list[ArmLife], list[ScenarioRun], list[WindowRecord]]:
+    """Fresh processes for every arm on a fresh dataset, verified, then every scenario (and the
+    wrk cross-check, when asked)."""
+    repeat_dir = run_dir / "runs" / f"{repeat:02d}"
+    order = tuple(rotations(settings.apps, repeat)[repeat - 1])
+    lives = {arm: ArmLife(arm, repeat) for arm in order}
+    runs: list[ScenarioRun] = []
+    cross_check: list[WindowRecord] = []
+    load_dataset(database.url, settings.dataset_size)
+    with ExitStack() as stack:
+        apps: dict[str, RunningApp] = {}
+        for arm in order:
+            apps[arm] = start_arm(
+                settings, arm, database, pinning, repeat_dir, environment, docker=settings.docker
+            )
+            stack.callback(apps[arm].stop)
+            lives[arm].versions = apps[arm].versions
+        time.sleep(QUIET_S)
+        for arm, app in apps.items():
+            lives[arm].idle = app.read_memory()
+            for name in settings.scenarios:
+                problems = verify_scenario(app.base_url, SCENARIOS[name], database.url, arm)
+                lives[arm].problems[name] = problems
+                if problems:
+                    progress.note(
+                        f"repeat {repeat} · {arm}: {name} FAILED verification: {problems[0]}"
+                    )
+        samplers = {
+            arm: stack.enter_context(PeakMemorySampler(app.read_memory))
+            for arm, app in apps.items()
+        }
+        for name in settings.scenarios:
+            verified = tuple(arm for arm in order if not lives[arm].problems[name])
+            if verified:
+                runs.append(
+                    measure_scenario(
+                        settings,
+                        name,
+                        repeat,
+                        {arm: apps[arm] for arm in verified},
+                        database,
+                        pinning,
+                        repeat_dir,
+                        progress,
+                    )
+                )
+        if settings.cross_check:
+            cross_check = cross_check_repeat(settings, repeat, apps, lives, pinning, progress)
+        for arm, sampler in samplers.items():
+            sampler.stop()
+            if sampler.samples:
+                lives[arm].peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
+        time.sleep(QUIET_S)
+        for arm, app in apps.items():
+            lives[arm].after = app.read_memory()
+    return list(lives.values()), runs, cross_check
+
+
+def cross_check_repeat(
+    settings: BenchmarkSettings,
+    repeat: int,
+    apps: dict[str, RunningApp],
+    lives: dict[str, ArmLife],
+    pinning: PinningPlan,
+    progress: ProgressDisplay,
+) -> list[WindowRecord]:
+    """--cross-check: the scenarios wrk can load, again, on the arms that passed verification."""
+    records: list[WindowRecord] = []
+    for name in (n for n in CROSS_CHECK_SCENARIOS if n in settings.scenarios):
+        verified = {arm: app for arm, app in apps.items() if not lives[arm].problems[name]}
+        if len(verified) < 2:
+            continue
+        progress.begin(
+            f"repeat {repeat}/{settings.repeats} · {name} · wrk cross-check",
+            settings.pairs * wrk_round_seconds(settings, len(verified)),
+        )
+        records += cross_check_scenario(
+            settings,
+            name,
+            repeat,
+            verified,
+            pinning.load_cpus if pinning.enabled else None,
+            app_cpu_capacity(settings, pinning),
+            on_window=progress.tick,
+        )
+    return records
+
+
+def measure_scenario(
+    settings: BenchmarkSettings,
+    name: str,
+    repeat: int,
+    apps: dict[str, RunningApp],
+    database: BenchmarkDatabase,
+    pinning: PinningPlan,
+    repeat_dir: Path,
+    progress: ProgressDisplay,
+) -> ScenarioRun:
+    launched = time.time()
+    schedule = build_schedule(
+        scenario=name,
+        hosts={arm: app.base_url for arm, app in apps.items()},
+        start=launched + locust_start_s(settings),
+        rounds=settings.pairs,
+        window_s=settings.window_s,
+        settle_s=settings.settle_s,
+        warmup_s=settings.warmup_s,
+    )
+    schedule_path = repeat_dir / f"{name}.schedule.json"
+    schedule_path.write_text(schedule.to_json())
+    prefix = repeat_dir / name
+    titles = [write_title(arm) for arm in apps]
+    rows_before = count_posts_titled(database.url, titles) if name == "write" else {}
+    duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
+    progress.begin(
+        f"repeat {repeat}/{settings.repeats} · {name} · "
+        f"{' / '.join(apps)} in {settings.pairs} rounds",
+        duration_s,
+    )
+    locust, cpu = run_paired_locust(
+        settings,
+        schedule,
+        schedule_path,
+        apps,
+        pinning,
+        prefix,
+        progress,
+        duration_s=duration_s,
+        user_class=SCENARIO_USER_CLASS[name],
+        database_pid=database.server_pid,
+        during=f"the {name} scenario",
+    )
+    tallies = tally_by_name(locust.entries)
+    warmup_requests = per_arm(tallies, "requests", WARMUP)
+    run = ScenarioRun(
+        repeat=repeat,
+        scenario=name,
+        arms=tuple(apps),
+        windows=build_window_records(
+            schedule=schedule,
+            tallies=tallies,
+            cpu=cpu,
+            repeat=repeat,
+            app_cpu_capacity=app_cpu_capacity(settings, pinning),
+        ),
+        locust=locust,
+        acknowledged=per_arm(tallies, "successes"),
+        failures=per_arm(tallies, "failures"),
+        warmup_requests={arm: warmup_requests.get(arm, 0) for arm in apps},
+    )
+    if name == "write":
+        rows_after = count_posts_titled(database.url, titles)
+        run.new_rows = {
+            arm: rows_after[write_title(arm)] - rows_before[write_title(arm)] for arm in apps
+        }
+    return run

@@ -1,0 +1,32 @@
+"""The benchmark's settings: the defaults and the --quick preset."""
+
+from dataclasses import dataclass
+
+from loadtest.lab.arms import baseline_of, comparisons
+from loadtest.load.scenarios import SCENARIO_NAMES
+from loadtest.load.settings import PairedLoadSettings
+
+
+@dataclass(frozen=True)
+class BenchmarkSettings(PairedLoadSettings):
+    # 2 repeats x 30 pairs of three arms keep the default run under 8 minutes.
+    repeats: int = 2  # fresh processes for every arm, each repeat
+    startup_samples: int = 5  # fresh starts per arm, timed to the first 200 on /health
+    dataset_size: int = 10_000
+    scenarios: tuple[str, ...] = SCENARIO_NAMES
+    docker: bool = False  # against docker-compose.yml instead of local processes
+    cross_check: bool = False  # READ and READ synthetic again with wrk
+
+    @property
+    def baseline(self) -> str | None:
+        return baseline_of(self.apps)
+
+    @property
+    def comparisons(self) -> list[tuple[str, str]]:
+        """(arm, reference) for every ratio the run reports."""
+        return comparisons(self.apps)
+
+
+# --quick: a first look, for CI too.
+# Three arms in under 2 minutes: about 25 s of load per scenario, 3 start-ups per arm.
+QUICK = BenchmarkSettings(pairs=10, repeats=1, warmup_s=1.0, startup_samples=3)

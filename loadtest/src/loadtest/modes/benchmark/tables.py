@@ -1,0 +1,226 @@
+"""The benchmark's table and its lines of text, the same in the terminal, report.md and
+report.html, from results.json alone."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from loadtest.analysis.limits import SATURATION_LIMIT
+from loadtest.load.scenarios import SCENARIOS
+from loadtest.output.text import (
+    FLAG_MARK,
+    format_factor,
+    format_number,
+    format_ratio,
+    format_spread,
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One ratio a benchmark run reports in every scenario: an arm over the baseline, or over
+    the arm it is also compared with."""
+
+    arm: str
+    reference: str
+    over_baseline: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.arm}/{self.reference}"
+
+    def figures(self, results: dict[str, Any], scenario: str) -> dict[str, Any] | None:
+        """The ratio's figures in one scenario (None where the run lacks it)."""
+        if self.over_baseline:
+            return results["ratios_vs_baseline"].get(scenario, {}).get(self.arm)
+        return results.get("ratios_between_arms", {}).get(scenario, {}).get(self.label)
+
+
+def comparisons(results: dict[str, Any]) -> list[Comparison]:
+    """Every ratio the run has: each arm over the baseline, then the other comparisons."""
+    baseline = results["settings"]["baseline"]
+    found = [
+        Comparison(arm, baseline, over_baseline=True)
+        for arm in results["apps"]
+        if baseline and arm != baseline
+    ]
+    keys = {key for ratios in results.get("ratios_between_arms", {}).values() for key in ratios}
+    for key in sorted(keys):
+        arm, reference = key.split("/")
+        found.append(Comparison(arm, reference, over_baseline=False))
+    return found
+
+
+VERSION_LIBRARIES = (
+    "python",
+    "fastapi",
+    "starlette",
+    "pydantic",
+    "pydantic_compiled",
+    "sqlalchemy",
+    "psycopg",
+)
+
+
+def arm_heading(results: dict[str, Any], arm: str, separator: str) -> str:
+    """The arm's name with the two versions that tell the arms apart."""
+    versions = results["apps"][arm]["versions"]
+    if not versions:
+        return arm
+    return separator.join(
+        [arm, f"Pydantic {versions['pydantic']}", f"FastAPI {versions['fastapi']}"]
+    )
+
+
+def title(results: dict[str, Any]) -> str:
+    settings = results["settings"]
+    arms = " vs ".join(results["apps"])
+    repeats = settings["repeats"]
+    return (
+        f"{arms} — {settings['users']} users, {settings['pairs']} pairs of "
+        f"{settings['window_s']:g}s windows × {repeats} repeat{'s' if repeats != 1 else ''}, "
+        f"{settings['dataset_size']:,} posts"
+    )
+
+
+def table_rows(
+    results: dict[str, Any], separator: str = " · "
+) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: one metric a row, one column an arm (ratios in the arms' columns)."""
+    arms = list(results["apps"])
+    baseline = results["settings"]["baseline"]
+    header = ["metric", *(arm_heading(results, arm, separator) for arm in arms)]
+    rows: list[list[str]] = []
+
+    def scenario(arm: str, name: str) -> dict[str, Any]:
+        return results["apps"][arm]["scenarios"][name]
+
+    for name in results["settings"]["scenarios"]:
+        label = SCENARIOS[name].label
+        cells = []
+        for arm in arms:
+            figures = scenario(arm, name)
+            text = format_number(figures["rps_median"])
+            if figures["rps_min"] is not None and figures["windows"] > 1:
+                text += (
+                    f" ({format_number(figures['rps_min'])}–{format_number(figures['rps_max'])})"
+                )
+            cells.append(text + (FLAG_MARK if figures["flags"] else ""))
+        rows.append([f"{label} r/s", *cells])
+        if baseline:
+            ratios = results["ratios_vs_baseline"].get(name, {})
+            rows.append(
+                [
+                    f"{label} ratio to {baseline} [95% CI]",
+                    *(
+                        "baseline" if arm == baseline else format_ratio(ratios.get(arm))
+                        for arm in arms
+                    ),
+                ]
+            )
+            cross_check = (results.get("cross_check") or {}).get("ratios_vs_baseline", {})
+            if name in cross_check:
+                rows.append(
+                    [
+                        f"{label} ratio to {baseline}, wrk cross-check",
+                        *(
+                            "baseline"
+                            if arm == baseline
+                            else format_ratio(cross_check[name].get(arm))
+                            for arm in arms
+                        ),
+                    ]
+                )
+        for key, figures in results.get("ratios_between_arms", {}).get(name, {}).items():
+            arm, reference = key.split("/")
+            rows.append(
+                [
+                    f"{label} {arm}/{reference} [95% CI]",
+                    *(
+                        format_ratio(figures)
+                        if column == arm
+                        else "reference"
+                        if column == reference
+                        else ""
+                        for column in arms
+                    ),
+                ]
+            )
+        rows.append(
+            [
+                f"{label} p50 / p95 / p99 ms",
+                *(
+                    " / ".join(
+                        format_number(scenario(arm, name)[p], 0)
+                        for p in ("p50_ms", "p95_ms", "p99_ms")
+                    )
+                    for arm in arms
+                ),
+            ]
+        )
+        with_database = any(
+            scenario(arm, name)["db_cpu_ms_per_request"] is not None for arm in arms
+        )
+        rows.append(
+            [
+                f"{label} CPU ms/request, app" + (" (PostgreSQL)" if with_database else ""),
+                *(
+                    format_number(scenario(arm, name)["app_cpu_ms_per_request"], 2)
+                    + (
+                        f" ({format_number(scenario(arm, name)['db_cpu_ms_per_request'], 2)})"
+                        if with_database
+                        else ""
+                    )
+                    for arm in arms
+                ),
+            ]
+        )
+    startups = [results["apps"][arm].get("startup") for arm in arms]
+    if any(startups):
+        rows.append(
+            [
+                "start-up to first /health, s",
+                *(format_spread(figures, "to_health_s", 2) for figures in startups),
+            ]
+        )
+        rows.append(
+            [
+                "import of the app module, s",
+                *(format_spread(figures, "import_s", 2) for figures in startups),
+            ]
+        )
+    for moment in ("idle", "peak", "after"):
+        cells = []
+        for arm in arms:
+            memory = results["apps"][arm]["memory"]
+            cells.append(
+                f"{format_number(memory[f'{moment}_rss_mib'])} "
+                f"({format_number(memory[f'{moment}_uss_mib'])})"
+            )
+        rows.append([f"memory {moment}, RSS (USS) MiB", *cells])
+    return header, rows
+
+
+def load_generator_lines(results: dict[str, Any]) -> list[str]:
+    """One story: how fast locust can go, and whether the app was the limit where it should be."""
+    load = results["load_generator"]
+    lines = []
+    if load["calibration"]:
+        lines.append(
+            f"Load generator: locust drove {format_number(load['calibration']['rps'])} r/s "
+            f"against a trivial endpoint, {format_factor(load['headroom'])} the fastest window "
+            f"({format_number(load['fastest_window_rps'])} r/s)."
+        )
+    else:
+        lines.append("Load generator: not calibrated (--no-calibration).")
+    low, high = load["synthetic_app_cpu_busy_min"], load["synthetic_app_cpu_busy_max"]
+    if low is not None:
+        verdict = (
+            "the app was the limit in every window"
+            if low >= SATURATION_LIMIT
+            else f"under {SATURATION_LIMIT:.0%} in some windows, so something else limited "
+            "those (flagged below)"
+        )
+        lines.append(
+            f"READ synthetic: the app kept {low:.0%}–{high:.0%} of its CPU busy; {verdict}."
+        )
+    return lines

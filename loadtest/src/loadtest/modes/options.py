@@ -1,0 +1,211 @@
+"""The options several modes share, each with its checks, so every mode spells and checks
+them alike; and the protocol a mode's command module follows."""
+
+import argparse
+from collections.abc import Callable
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.console import Console
+
+from loadtest.lab.arms import ARM_NAMES, ARMS, DEFAULT_ARMS
+from loadtest.lab.errors import LabError
+from loadtest.lab.paths import DEFAULT_RESULTS_DIR
+from loadtest.load.settings import PairedLoadSettings
+
+PROGRAM = "./test.sh"
+
+
+class ModeCommand(Protocol):
+    """What cli.py needs of a mode: `<mode>/command.py` (or the mode's module) provides it."""
+
+    NAME: str
+    SUMMARY: str  # one line for ./test.sh --help, with how long it takes by default
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def settings_from(self, arguments: argparse.Namespace) -> Any: ...
+
+    def run(self, settings: Any, console: Console) -> Path | None: ...
+
+
+# --- Types: a bad value is a one-line error naming the option -------------------------------
+
+
+def whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def port_number(text: str) -> int:
+    value = positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a TCP port (1-65535)")
+    return value
+
+
+def seconds_between(low: float, high: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value:g} must be between {low:g} and {high:g} seconds"
+            )
+        return value
+
+    return parse
+
+
+def choice_list(allowed: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
+    """A comma-separated choice, in the canonical order of `allowed`."""
+
+    def parse(text: str) -> tuple[str, ...]:
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        chosen = tuple(dict.fromkeys(parts))
+        unknown = [part for part in chosen if part not in allowed]
+        if unknown or not chosen or len(chosen) != len(parts):
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: choose from {', '.join(allowed)} (comma-separated)"
+            )
+        return tuple(name for name in allowed if name in chosen)
+
+    return parse
+
+
+# --- Options --------------------------------------------------------------------------------
+
+
+def add_apps(parser: argparse.ArgumentParser, default: tuple[str, ...] = DEFAULT_ARMS) -> None:
+    parser.add_argument(
+        "--apps",
+        type=choice_list(ARM_NAMES),
+        default=default,
+        help=f"arms to run, comma-separated, from {', '.join(ARM_NAMES)} "
+        f"(default {','.join(default)})",
+    )
+
+
+def add_ports(parser: argparse.ArgumentParser) -> None:
+    for arm in ARMS.values():
+        parser.add_argument(
+            f"--port-{arm.name}",
+            type=port_number,
+            default=arm.port,
+            metavar="PORT",
+            help=f"port of {arm.name} ({arm.environment}; default {arm.port})",
+        )
+
+
+def ports_from(arguments: argparse.Namespace, apps: tuple[str, ...]) -> dict[str, int]:
+    """Every arm's port; two running arms on one port is a one-line error."""
+    ports = {arm: getattr(arguments, f"port_{arm.replace('-', '_')}") for arm in ARMS}
+    for arm, other in combinations(apps, 2):
+        if ports[arm] == ports[other]:
+            raise LabError(f"--port-{arm} and --port-{other} are both {ports[arm]}")
+    return ports
+
+
+def add_results_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--results-dir",
+        type=Path,
+        default=DEFAULT_RESULTS_DIR,
+        help="where runs are written (default results/)",
+    )
+
+
+def add_no_pin(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="do not pin the apps and the load generator to separate CPUs",
+    )
+
+
+def add_dataset_size(parser: argparse.ArgumentParser, minimum: int, default: int) -> None:
+    def dataset_size(text: str) -> int:
+        value = positive_int(text)
+        if value < minimum:
+            # READ asks for a full page of posts; fewer can never pass verification.
+            raise argparse.ArgumentTypeError(f"{value} is below {minimum}, the READ page size")
+        return value
+
+    parser.add_argument(
+        "--dataset-size",
+        "--dataset",  # its first name, kept working
+        dest="dataset_size",
+        type=dataset_size,
+        default=default,
+        help=f"posts in the database (default {default:,})",
+    )
+
+
+def add_users(parser: argparse.ArgumentParser, default: int) -> None:
+    parser.add_argument(
+        "--users",
+        type=positive_int,
+        default=default,
+        help=f"concurrent locust users (default {default})",
+    )
+
+
+def add_workers(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers", type=positive_int, default=1, help="uvicorn workers per app (default 1)"
+    )
+
+
+def add_paired_load(parser: argparse.ArgumentParser, defaults: PairedLoadSettings) -> None:
+    """The options of a mode that loads the arms in paired windows (benchmark, ladder)."""
+    add_users(parser, defaults.users)
+    parser.add_argument(
+        "--window",
+        type=seconds_between(2 * defaults.settle_s, 600),
+        help=f"seconds of one arm's window, {2 * defaults.settle_s:g}-600 (default "
+        f"{defaults.window_s:g}; the first {defaults.settle_s:g}s of each are not counted)",
+    )
+    add_workers(parser)
+    parser.add_argument(
+        "--load-processes",
+        type=positive_int,
+        default=1,
+        help="locust processes (a master and N workers when N > 1; default 1)",
+    )
+    add_no_pin(parser)
+    parser.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="skip measuring locust against a trivial endpoint",
+    )
+    add_ports(parser)
+    add_results_dir(parser)
+
+
+def paired_load_values(arguments: argparse.Namespace) -> dict[str, Any]:
+    """The PairedLoadSettings fields the options of add_paired_load (and --apps) set."""
+    values: dict[str, Any] = {
+        "apps": arguments.apps,
+        "users": arguments.users,
+        "workers": arguments.workers,
+        "load_processes": arguments.load_processes,
+        "pin": not arguments.no_pin,
+        "calibrate": not arguments.no_calibration,
+        "ports": ports_from(arguments, arguments.apps),
+        "results_dir": arguments.results_dir.resolve(),
+    }
+    if arguments.window is not None:
+        values["window_s"] = arguments.window
+    return values

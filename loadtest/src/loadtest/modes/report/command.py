@@ -1,0 +1,69 @@
+"""`./test.sh report`: its options, settings and entry point."""
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from loadtest.lab.errors import LabError
+from loadtest.lab.paths import DEFAULT_RESULTS_DIR
+from loadtest.modes.options import add_results_dir
+
+NAME = "report"
+SUMMARY = (
+    "RUN_DIR [RUN_DIR]: rebuild a run's report.md (and report.html) from its results.json, or "
+    "compare two benchmark runs (seconds)"
+)
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    run_dirs: tuple[Path, ...]
+    results_dir: Path = DEFAULT_RESULTS_DIR
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Rebuild a run's reports from its results.json alone (any mode's run, including runs "
+        "written by earlier versions of the lab), or compare two benchmark runs: their ratios, "
+        "start-up and memory side by side, in the terminal and in "
+        "results/compare-A-vs-B.html. Takes seconds."
+    )
+    parser.add_argument(
+        "run_dirs",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="a run folder (e.g. results/latest), or two to compare",
+    )
+    add_results_dir(parser)
+
+
+def settings_from(arguments: argparse.Namespace) -> ReportSettings:
+    if len(arguments.run_dirs) > 2:
+        raise LabError(
+            "report takes one run directory (rebuild its reports) or two (compare them), e.g. "
+            "./test.sh report results/latest"
+        )
+    for run_dir in arguments.run_dirs:
+        if not run_dir.is_dir():
+            raise LabError(f"{run_dir} is not a directory")
+    return ReportSettings(tuple(arguments.run_dirs), arguments.results_dir.resolve())
+
+
+def run(settings: ReportSettings, console: Console) -> Path:
+    from loadtest.modes.report.runner import compare, rebuild
+
+    try:
+        if len(settings.run_dirs) == 1:
+            return rebuild(settings.run_dirs[0], console)
+        return compare(settings.run_dirs, settings.results_dir, console)
+    except (KeyError, TypeError, AttributeError, IndexError) as error:
+        # A results.json of a readable version whose content does not match it.
+        raise LabError(
+            f"a results.json lacks or mangles a field the report needs "
+            f"({type(error).__name__}: {error})"
+        ) from None
+    except OSError as error:
+        raise LabError(f"cannot write the report: {error}".splitlines()[0]) from None

@@ -1,0 +1,76 @@
+"""Rebuild a run's reports from its results.json (any mode's), or compare two benchmark runs
+side by side (e.g. before and after an upgrade)."""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from loadtest.lab.errors import LabError
+from loadtest.output.results_file import read_results
+from loadtest.output.text import print_table
+
+Reporter = tuple[
+    Callable[[Path, dict[str, Any]], list[Path]], Callable[[dict[str, Any], Console], None]
+]
+
+
+def reporter(kind: str) -> Reporter:
+    """The mode's (write_reports, print_report), imported only when needed."""
+    if kind == "benchmark":
+        from loadtest.modes.benchmark import report as benchmark
+
+        return benchmark.write_reports, benchmark.print_report
+    if kind == "ladder":
+        from loadtest.modes.ladder import report as ladder
+
+        return ladder.write_reports, ladder.print_report
+    if kind == "micro":
+        from loadtest.modes.micro import report as micro
+
+        return micro.write_reports, micro.print_report
+    from loadtest.modes.profile import report as profile
+
+    return profile.write_reports, profile.print_report
+
+
+def rebuild(run_dir: Path, console: Console) -> Path:
+    results = read_results(run_dir)
+    write_reports, print_report = reporter(results["kind"])
+    written = write_reports(run_dir, results)
+    print_report(results, console)
+    if "upgraded_from" in results:
+        console.print(
+            f"(results.json is schema_version {results['upgraded_from']}: read as version "
+            f"{results['schema_version']}; the file itself is unchanged)",
+            highlight=False,
+        )
+    console.print(f"\nWrote {' and '.join(str(path) for path in written)}", highlight=False)
+    return written[-1]
+
+
+def run_name(run_dir: Path) -> str:
+    """The run's timestamp folder, also when given as results/latest."""
+    return run_dir.resolve().name
+
+
+def compare(run_dirs: tuple[Path, ...], results_dir: Path, console: Console) -> Path:
+    from loadtest.modes.benchmark.html import comparison_page, comparison_rows
+
+    if run_dirs[0].resolve() == run_dirs[1].resolve():
+        raise LabError("both arguments are the same run; give two different runs")
+    runs = [(run_name(run_dir), read_results(run_dir)) for run_dir in run_dirs]
+    for (_, results), run_dir in zip(runs, run_dirs, strict=True):
+        if results["kind"] != "benchmark":
+            raise LabError(
+                f"{run_dir} is a {results['kind']} run: two runs are compared for benchmark "
+                f"runs only (./test.sh report {run_dir} rebuilds its report)"
+            )
+    header, rows = comparison_rows(runs)
+    print_table(console, header, rows, title=f"{runs[0][0]} vs {runs[1][0]}")
+    results_dir.mkdir(parents=True, exist_ok=True)
+    path = results_dir / f"compare-{runs[0][0]}-vs-{runs[1][0]}.html"
+    path.write_text(comparison_page(runs))
+    console.print(f"\nWrote {path}", highlight=False)
+    return path

@@ -1,0 +1,87 @@
+"""results.json: one file format for every mode (docs/results.md documents it). Each starts
+with `schema_version` and `kind`; every ratio in it is a PairedRatio (estimate, ci95_low,
+ci95_high, ci95_half_width, pairs, pair_min, pair_max, flags). Files written by earlier
+versions of the lab are read by upgrading them in memory, never on disk."""
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from loadtest.lab.errors import LabError
+
+SCHEMA_VERSION = 4
+# What each version changed, for the reader of an old file:
+#   2: the benchmark, two arms; 3: start-up and the third arm (kind implied: benchmark);
+#   ladder, micro and profile runs were written without a version before 4;
+#   4: `kind` in every file, and one spelling of a ratio in all of them.
+READABLE_VERSIONS = (2, 3, 4)
+KINDS = ("benchmark", "ladder", "micro", "profile")
+
+
+def as_document(kind: str, results: dict[str, Any]) -> dict[str, Any]:
+    """What results.json holds: the version and the kind first, then the mode's results."""
+    return {"schema_version": SCHEMA_VERSION, "kind": kind, **results}
+
+
+def write_results(run_dir: Path, kind: str, results: dict[str, Any]) -> dict[str, Any]:
+    """Writes results.json; returns what it wrote (what the reports read, as they would read
+    the file)."""
+    document = as_document(kind, results)
+    (run_dir / "results.json").write_text(json.dumps(document, indent=2) + "\n")
+    return document
+
+
+def read_results(run_dir: Path) -> dict[str, Any]:
+    """A run's results.json as this version writes it; LabError (one line) for anything that
+    is not a run folder, or a file this version cannot read."""
+    path = run_dir / "results.json"
+    if not path.is_file():
+        raise LabError(f"{run_dir} holds no results.json (is it a run directory?)")
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise LabError(f"cannot read {path}: {error}".splitlines()[0]) from None
+    if not isinstance(document, dict):
+        raise LabError(f"{path} is not a results file (no JSON object)")
+    return upgrade(document, path)
+
+
+def upgrade(document: dict[str, Any], path: Path) -> dict[str, Any]:
+    version = document.get("schema_version")
+    kind = document.get("kind", "benchmark" if version in (2, 3) else None)
+    if version is None and kind in KINDS:
+        version = 1  # a ladder, micro or profile run from before versions
+    if version == SCHEMA_VERSION and kind in KINDS:
+        return document
+    if version not in (1, *READABLE_VERSIONS) or kind not in KINDS:
+        raise LabError(
+            f"{path} has schema_version {version!r} and kind {kind!r}; this version of the lab "
+            f"reads versions {READABLE_VERSIONS[0]}-{SCHEMA_VERSION} of the kinds "
+            f"{', '.join(KINDS)} (a newer file needs a newer lab)"
+        )
+    upgraded = respell_ratios(document)
+    return {**upgraded, "schema_version": SCHEMA_VERSION, "kind": kind, "upgraded_from": version}
+
+
+# Before version 4 a ratio was spelt three ways: {ratio, ci95_low, ci95_high} (the benchmark,
+# the ladder's app over app), {median, ci95_low, ...} (the ladder's speed-ups and shares) and
+# {ratio, ci_low, ci_high} (micro); a repeat's median was {repeat, pairs, ratio}.
+OLD_SPELLINGS: list[tuple[Callable[[dict[str, Any]], bool], dict[str, str]]] = [
+    (lambda d: "ci95_low" in d and "ratio" in d, {"ratio": "estimate"}),
+    (lambda d: "ci95_low" in d and "median" in d, {"median": "estimate"}),
+    (
+        lambda d: "ci_low" in d and "ratio" in d,
+        {"ratio": "estimate", "ci_low": "ci95_low", "ci_high": "ci95_high"},
+    ),
+    (lambda d: set(d) == {"repeat", "pairs", "ratio"}, {"ratio": "estimate"}),
+]
+
+
+def respell_ratios(value: Any) -> Any:
+    if isinstance(value, list):
+        return [respell_ratios(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    renamed = next((names for matches, names in OLD_SPELLINGS if matches(value)), {})
+    return {renamed.get(key, key): respell_ratios(item) for key, item in value.items()}
