@@ -17,9 +17,10 @@ The lab's test suite, as CI runs it (.ci/run):
 About 8 minutes on a 2-CPU machine. Tests that need Debian's chromium or wrk are skipped
 where those are missing (.ci/run installs them); the slowest tests are listed at the end.
 
-Options are passed to both pytest runs, e.g.:
+Options are passed to both pytest runs (after the script's own -n, parallel workers), e.g.:
   ./scripts/run_tests.sh -x                 stop at the first failure
   ./scripts/run_tests.sh -k ladder          only tests whose name matches
+  ./scripts/run_tests.sh -n 0               one process, no parallel workers
   DATABASE_URL=postgresql://... ./scripts/run_tests.sh   against your own server
 USAGE
   exit 0
@@ -32,9 +33,13 @@ uv run --locked --project commons ruff check .
 uv run --locked --project commons ruff format --check .
 uv run --locked --project loadtest mypy
 
+# pytest-xdist workers: most tests wait on real servers and on fixed-length load windows, not on
+# the CPU. loadscope keeps a module's tests on one worker, so a module's shared real run (or
+# server) starts once. The harness's real runs load both CPUs, so no more than two at a time.
 echo "== tests: commons and every app (tests/)"
-uv run --locked --project commons pytest --durations=10 "$@"
+uv run --locked --project commons pytest -n 3 --dist loadscope --durations=10 "$@"
 
 echo "== tests: the benchmark harness (loadtest/harness_tests/; a few short real runs)"
 # -v: a line per test, so the real runs do not look like a hang.
-uv run --locked --project loadtest pytest -v --durations=10 loadtest/harness_tests "$@"
+uv run --locked --project loadtest pytest -n 2 --dist loadscope -v --durations=10 \
+  loadtest/harness_tests "$@"

@@ -1,6 +1,7 @@
 """Test-only helpers: start an app with the README's own command and wait until it serves."""
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -18,10 +19,23 @@ REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 APP_NAMES = ARM_NAMES  # every arm of the registry (commons/arms.py), default or not
 
 
+# Ports the tests hand out: below the kernel's ephemeral range (32768 on), and a block of its
+# own per pytest-xdist worker, so tests running in parallel never pick the same one (the
+# harness's tests use the blocks from 20000, these from 26000).
+PORTS_FROM, PORTS_PER_WORKER = 26_000, 1_000
+
+
 def find_free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    first = PORTS_FROM + (worker % 6) * PORTS_PER_WORKER
+    for port in random.sample(range(first, first + PORTS_PER_WORKER), PORTS_PER_WORKER):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {first}-{first + PORTS_PER_WORKER - 1}")
 
 
 def app_command(app_name: str, port: int) -> list[str]:

@@ -14,8 +14,9 @@ from commons.embedded_postgres import embedded_postgres
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import drop_database, recreate_database, truncate_posts
 
-# Test databases get their own names, so DATABASE_URL may point at a server holding real data.
-TEST_DATABASE_PREFIX = "pydantic_lab_test"
+# Test databases get their own names, so DATABASE_URL may point at a server holding real data;
+# each pytest-xdist worker its own, so workers sharing that server never share a database.
+TEST_DATABASE_PREFIX = f"pydantic_lab_test_{os.environ.get('PYTEST_XDIST_WORKER', 'gw0')}"
 
 
 @pytest.fixture(scope="session")

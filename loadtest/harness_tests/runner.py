@@ -1,10 +1,11 @@
 """Run the real benchmark runner (`python -m loadtest`, what ./test.sh execs) as a subprocess."""
 
 import os
-import uuid
+import random
 import socket
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import psutil
@@ -35,10 +36,23 @@ RUN_MARK_VARIABLE = "LAB_TEST_RUN_MARK"
 RUN_MARK = uuid.uuid4().hex
 
 
+# Ports the tests hand out: below the kernel's ephemeral range (32768 on, where the runner's own
+# calibration server and every client socket get theirs), a block of its own per pytest-xdist
+# worker, so parallel tests never pick the same port.
+PORTS_FROM, PORTS_PER_WORKER = 20_000, 1_000
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    first = PORTS_FROM + (worker % 6) * PORTS_PER_WORKER
+    for port in random.sample(range(first, first + PORTS_PER_WORKER), PORTS_PER_WORKER):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {first}-{first + PORTS_PER_WORKER - 1}")
 
 
 def port_options(**fixed: int) -> list[str]:

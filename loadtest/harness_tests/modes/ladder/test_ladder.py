@@ -179,7 +179,7 @@ def test_a_real_ladder_run_writes_every_rung_of_both_apps(tmp_path) -> None:
         "--pairs",
         "1",
         "--window",
-        "0.4",
+        "0.5",
         "--users",
         "4",
         "--no-calibration",

@@ -1,14 +1,15 @@
-"""The other modes: --docker without an engine, `dataset`, and locust's distributed mode."""
+"""The benchmark's other options, end to end: --docker without an engine, locust's
+distributed mode, the wrk cross-check, and the one-line refusals."""
 
 import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
+from typing import Any
 
-import psycopg
 import pytest
 
-from commons.embedded_postgres import embedded_postgres
 from harness_tests.runner import TINY_RUN, lab_processes, only_run, port_options, run_runner
 
 
@@ -29,35 +30,21 @@ def test_docker_mode_without_an_engine_is_one_line_and_writes_nothing(tmp_path) 
     assert not (tmp_path / "results").exists()
 
 
-def test_dataset_mode_loads_the_same_rows_every_time() -> None:
-    with embedded_postgres() as server:
-        for _ in range(2):  # a second load replaces, never appends
-            result = run_runner("dataset", "--dataset-size", "150", DATABASE_URL=server.url)
-            assert result.returncode == 0, result.stderr
-            assert "Loaded 150 posts." in result.stdout
-        with psycopg.connect(server.url) as connection:
-            row = connection.execute("SELECT count(*), min(id), max(id) FROM posts").fetchone()
-            titles = connection.execute("SELECT title FROM posts ORDER BY id LIMIT 2").fetchall()
-            dates = connection.execute(
-                "SELECT count(*) FILTER (WHERE created_at <= updated_at AND updated_at <= "
-                "published_at), min(published_at), max(published_at) FROM posts"
-            ).fetchone()
-    assert row == (150, 1, 150)
-    # Realistic dates: written, then edited, then published; 2020 on, scheduled ones in 2030.
-    assert dates[0] == 150
-    assert (dates[1].year, dates[2].year) == (2020, 2030)
-    assert [title for (title,) in titles] == ["Post number 1", "Post number 2"]
-
-
-def test_dataset_mode_needs_database_url() -> None:
-    result = run_runner("dataset")
-    assert result.returncode == 1
-    assert result.stderr.strip() == (
-        "./test.sh: error: the dataset mode loads into DATABASE_URL, which is not set"
+def wrk_available_or_installable() -> bool:
+    return shutil.which("wrk") is not None or (
+        shutil.which("apt-get") is not None and os.geteuid() == 0
     )
 
 
-def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
+@pytest.fixture(scope="module")
+def distributed_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[dict[str, Any], Path, subprocess.CompletedProcess[str], set[int]]:
+    """One short run with two locust processes (a master and two workers) and the wrk
+    cross-check where wrk is (or can be) installed: two options whose code paths a single run
+    exercises together (the end-to-end run covers the calibration)."""
+    results_dir = tmp_path_factory.mktemp("distributed")
+    cross_check = ["--cross-check"] if wrk_available_or_installable() else []
     before = lab_processes()
     result = run_runner(
         *TINY_RUN,
@@ -65,14 +52,22 @@ def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
         "1",
         "--load-processes",
         "2",
+        *cross_check,
+        "--no-calibration",
         "--results-dir",
-        str(tmp_path),
+        str(results_dir),
         "--apps",
         "v1,v2",
         *port_options(),
     )
+    leftovers = lab_processes() - before
     assert result.returncode == 0, result.stderr[-3000:]
-    results = json.loads((only_run(tmp_path) / "results.json").read_text())
+    run_dir = only_run(results_dir)
+    return json.loads((run_dir / "results.json").read_text()), run_dir, result, leftovers
+
+
+def test_distributed_locust_gives_the_same_complete_results(distributed_run) -> None:
+    results, run_dir, result, leftovers = distributed_run
     assert results["settings"]["load_processes"] == 2
     assert results["load_generator"]["load_processes"] == 2
     for app in ("v1", "v2"):
@@ -85,51 +80,28 @@ def test_distributed_locust_gives_the_same_complete_results(tmp_path) -> None:
         assert results["ratios_vs_baseline"][name]["v2"]["pairs"] == 6
     assert all(window["requests"] > 0 for window in results["windows"])
     # Two of three apps: not a complete comparison, so results/latest stays where it was.
-    assert not (tmp_path / "latest").exists() and "results/latest was not moved" in result.stdout
-    log = (only_run(tmp_path) / "runs" / "01" / "read.log").read_text()
+    assert not (run_dir.parent / "latest").exists()
+    assert "results/latest was not moved" in result.stdout
+    log = (run_dir / "runs" / "01" / "read.log").read_text()
     assert "2 workers connected" in log
-    assert lab_processes() - before == set()
-
-
-def wrk_available_or_installable() -> bool:
-    return shutil.which("wrk") is not None or (
-        shutil.which("apt-get") is not None and os.geteuid() == 0
-    )
+    assert leftovers == set()
 
 
 @pytest.mark.skipif(not wrk_available_or_installable(), reason="wrk is missing and not root")
-def test_cross_check_measures_again_with_wrk_in_paired_windows(tmp_path) -> None:
-    before = lab_processes()
-    result = run_runner(
-        *TINY_RUN,
-        "--repeats",
-        "1",
-        "--window",
-        "1",
-        "--scenarios",
-        "read,synthetic",
-        "--cross-check",
-        "--no-calibration",
-        "--results-dir",
-        str(tmp_path),
-        "--apps",
-        "v1,v2",
-        *port_options(),
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    results = json.loads((only_run(tmp_path) / "results.json").read_text())
+def test_cross_check_measures_again_with_wrk_in_paired_windows(distributed_run) -> None:
+    results, _, result, _ = distributed_run
     cross = results["cross_check"]
     assert cross["tool"].startswith("wrk")
     for name in ("read", "synthetic"):
         ratio = cross["ratios_vs_baseline"][name]["v2"]
         assert ratio["pairs"] == 6 and ratio["estimate"] > 0
         assert ratio["locust_ratio"] == results["ratios_vs_baseline"][name]["v2"]["estimate"]
+    assert "write" not in cross["ratios_vs_baseline"]  # wrk loads the two GET scenarios only
     windows = cross["windows"]
     assert len(windows) == 2 * 2 * 6
     assert all(w["requests"] > 0 and w["failures"] == 0 and w["app_cpu_s"] > 0 for w in windows)
     assert [w["arm"] for w in windows[:4]] == ["v1", "v2", "v2", "v1"]
     assert "wrk cross-check" in result.stdout
-    assert lab_processes() - before == set()
 
 
 def test_cross_check_without_wrk_is_one_line(tmp_path) -> None:
