@@ -47,17 +47,22 @@ def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
     assert lab_processes() - before == set()
 
 
-def test_unreachable_database_is_one_line_and_non_zero(tmp_path) -> None:
+@pytest.mark.parametrize("mode", ["run", "ladder", "profile"])
+def test_unreachable_database_is_one_line_and_leaves_no_results_folder(mode: str, tmp_path) -> None:
+    results_dir = tmp_path / "results"
     result = run_runner(
-        *TINY_RUN,
+        mode,
         "--results-dir",
-        str(tmp_path),
+        str(results_dir),
+        *(port_options() if mode != "profile" else []),
         DATABASE_URL="postgresql://lab:secret@127.0.0.1:1/lab",
     )
     assert result.returncode == 1
     [line] = error_lines(result.stderr)
     assert line.startswith("./test.sh: error: cannot use the database server at 127.0.0.1:1/lab")
     assert "secret" not in result.stderr
+    # It failed before measuring: no empty run folder is left behind (results/ neither).
+    assert not results_dir.exists()
 
 
 def test_non_postgresql_database_url_is_refused(tmp_path) -> None:

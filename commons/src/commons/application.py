@@ -3,6 +3,7 @@
 import json
 import sys
 
+import fastapi
 from fastapi import FastAPI, Request, Response, status
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
@@ -46,8 +47,15 @@ def build_app(
         print(f"{title}: {error}", file=sys.stderr)
         raise SystemExit(1) from None
 
-    # /docs and /redoc from assets in the installed wheel, not a CDN: they work offline.
-    app = FastAPIOffline(title=title, version=pydantic_version)
+    # /docs and /redoc from assets in the installed wheel, not a CDN: they work offline. Their
+    # title names the FastAPI too: v2 and v2-latest serve the same code on different releases.
+    compiled = "compiled" if pydantic_compiled else "pure Python"
+    app = FastAPIOffline(
+        title=f"{title} on FastAPI {fastapi.__version__}",
+        version=pydantic_version,
+        description=f"The lab's CRUD app on Pydantic {pydantic_version} ({compiled}) and "
+        f"FastAPI {fastapi.__version__}.",
+    )
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))

@@ -11,9 +11,16 @@ from harness_tests.factories import (
     three_arm_rounds,
 )
 from loadtest.lab.startup import StartupSamples
+from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.report import write_report
 from loadtest.modes.benchmark.settings import BenchmarkSettings
-from loadtest.modes.benchmark.tables import load_generator_lines, table_rows
+from loadtest.modes.benchmark.tables import (
+    comparison_rows,
+    flags_line,
+    load_generator_lines,
+    summary_lines,
+    table_rows,
+)
 
 
 def test_table_has_an_arm_per_column_and_ratios_with_their_ci() -> None:
@@ -107,3 +114,53 @@ def test_three_arms_show_v2_latest_over_v2_and_start_up() -> None:
 def test_without_start_up_figures_there_are_no_start_up_rows() -> None:
     _, rows = table_rows(build(steady_runs()))
     assert not any(row[0].startswith("start-up") for row in rows)
+
+
+def test_every_output_opens_with_the_answer_in_three_lines_and_a_verdict(tmp_path: Path) -> None:
+    settings = BenchmarkSettings(scenarios=("read",), pairs=9)
+    startup = {
+        "v1": StartupSamples([1.2, 1.3, 1.4], [1.0, 1.1, 1.2]),
+        "v2": StartupSamples([1.5, 1.6, 1.7], [1.3, 1.4, 1.5]),
+        "v2-latest": StartupSamples([1.5, 1.6, 1.7], [1.3, 1.4, 1.5]),
+    }
+    results = build(
+        [make_run("read", three_arm_rounds(100.0, 200.0, 300.0))], settings, startup=startup
+    )
+    lines = summary_lines(results)
+    assert lines == [
+        "Throughput over v1 (paired ratio, 95% CI): v2: READ 2.00x [2.00–2.00]; "
+        "v2-latest: READ 3.00x [3.00–3.00].",
+        "Start-up to the first /health (median): v1 1.30 s, v2 1.60 s (+0.30), "
+        "v2-latest 1.60 s (+0.30).",
+        "Memory, RSS idle / peak under load: v1 71.0 MiB / 91.0 MiB, v2 71.0 MiB (+0.0) / "
+        "91.0 MiB (+0.0), v2-latest 71.0 MiB (+0.0) / 91.0 MiB (+0.0).",
+    ]
+    assert flags_line(results).startswith("No flags:")
+    report = write_report(tmp_path, results).read_text()
+    html = write_html_report(tmp_path, results).read_text()
+    for text in (report, html):
+        positions = [text.index(line.split(":")[0]) for line in lines]
+        assert positions == sorted(positions) and positions[-1] < text.index("READ r/s")
+        assert "The run is trustworthy as it stands." in text
+
+
+def test_the_verdict_tells_flags_about_intervals_from_flags_about_the_run() -> None:
+    wide = [{"v1": 100.0, "v2": 200.0 + 60.0 * (i % 4)} for i in range(8)]
+    only_wide = build(
+        [make_run("read", wide)], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",))
+    )
+    assert flags_line(only_wide).startswith("1 flag, all about the width of intervals")
+    failing = build(
+        [make_run("read", wide, failures=5)], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",))
+    )
+    assert flags_line(failing).startswith("2 flags, 1 about the run itself")
+
+
+def test_two_runs_compare_their_ratios_start_up_and_memory() -> None:
+    first, second = build(steady_runs()), build(steady_runs())
+    header, rows = comparison_rows([("A", first), ("B", second)])
+    by_metric = {row[0]: row[1:] for row in rows}
+    assert header == ["metric", "A", "B"]
+    assert by_metric["READ v2/v1 [95% CI]"] == ["3.00x [3.00–3.00]"] * 2
+    assert by_metric["v2 memory idle / peak, RSS MiB"] == ["71.0 / 91.0"] * 2
+    assert "v1 start-up to first /health, s" in by_metric

@@ -6,8 +6,7 @@ charts render offline, opened from disk, in any browser.
 
 import io
 import re
-from collections.abc import Callable
-from typing import Literal
+from typing import Any
 
 import matplotlib
 
@@ -37,44 +36,53 @@ def to_svg(figure: Figure) -> str:
     return re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.DOTALL)  # RDF: no use here
 
 
-def finish(
-    ax: Axes,
-    *,
-    ylabel: str,
-    title: str,
-    legend: Literal["upper left", "lower right"],
-    fontsize: int = 8,
-) -> None:
-    ax.set_ylabel(ylabel)
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_axisbelow(True)
-    ax.legend(fontsize=fontsize, loc=legend)
-    ax.set_title(title)
-
-
 def error_bars(value: float, low: float | None, high: float | None) -> list[list[float]]:
     if low is None or high is None:
         return [[0.0], [0.0]]
     return [[value - low], [high - value]]
 
 
-def grouped_bars(
-    ax: Axes, arms: list[str], groups: list[str], value: Callable[[str, str], float | None]
+def bar_with_value(
+    ax: Axes,
+    position: float,
+    value: float,
+    low: float | None,
+    high: float | None,
+    text: str,
+    *,
+    width: float = 0.8,
+    horizontal: bool = False,
+    fontsize: int = 8,
+    **style: Any,
 ) -> None:
-    """One group of bars per arm, one bar per group entry (lighter for later entries)."""
-    width = 0.8 / len(groups)
-    for index, arm in enumerate(arms):
-        for position, group in enumerate(groups):
-            height = value(arm, group)
-            if height is None:
-                continue
-            ax.bar(
-                index + (position - (len(groups) - 1) / 2) * width,
-                height,
-                width,
-                color=colour(arm),
-                alpha=1.0 - 0.25 * position,
-                edgecolor="white",
-                label=group if index == 0 else None,
-            )
-    ax.set_xticks(range(len(arms)), arms)
+    """A bar with its interval (if any) and its value, written just past the interval's far
+    end, so the label never sits on the error bar."""
+    errors = error_bars(value, low, high) if low is not None and high is not None else None
+    if horizontal:
+        ax.barh(position, value, width, xerr=errors, capsize=3, **style)
+        end = high if high is not None else value
+        ax.annotate(
+            text,
+            (end, position),
+            xytext=(5, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=fontsize,
+        )
+    else:
+        ax.bar(position, value, width, yerr=errors, capsize=3, **style)
+        end = high if high is not None else value
+        ax.annotate(
+            text,
+            (position, end),
+            xytext=(0, 4),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=fontsize,
+        )
+
+
+def legend_outside(ax: Axes, fontsize: int = 8) -> None:
+    """The legend to the right of the plotting area: it can cover no bar and no value."""
+    ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)

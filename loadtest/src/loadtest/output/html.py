@@ -13,6 +13,7 @@ th:first-child, td:first-child { text-align: left; }
 thead th { background: #f2f2f2; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 .flags li { color: #8a4b00; } .note { color: #555; font-size: 0.9rem; }
+.summary { font-size: 1.05rem; } .verdict { font-weight: 600; }
 """
 
 

@@ -1,4 +1,7 @@
-"""The benchmark's charts, drawn from results.json alone (loadtest/output/charts.py)."""
+"""The benchmark's charts, drawn from results.json alone (loadtest/output/charts.py draws them
+as SVG). Each `*_figure` builds a matplotlib Figure (what the tests inspect for overlaps), each
+`*_chart` its SVG. Legends sit outside the plotting area, so they never cover a bar or a value,
+and a value is written past the end of its error bar, never on it."""
 
 from typing import Any
 
@@ -9,10 +12,9 @@ from loadtest.output.charts import (
     REFERENCE_COLOUR,
     Axes,
     Figure,
+    bar_with_value,
     colour,
-    error_bars,
-    finish,
-    grouped_bars,
+    legend_outside,
     plt,
     to_svg,
 )
@@ -20,6 +22,8 @@ from loadtest.output.charts import (
 # The reference experiment's published v2/v1 ratios (FastAPI 0.98 + Pydantic 1 against
 # FastAPI 0.100-beta + Pydantic 2, ab -n 1000 -c 10, its own machine): ../shared/seeds.
 REFERENCE_RATIOS = {"read": 2.92, "synthetic": 6.97, "write": 1.03}
+MEMORY_MOMENTS = ("idle", "peak", "after")
+PERCENTILES = ("p50_ms", "p95_ms", "p99_ms")
 
 
 def scenario_axes(results: dict[str, Any], height: float = 3.0) -> tuple[Figure, list[Axes]]:
@@ -38,13 +42,7 @@ def scenario_axes(results: dict[str, Any], height: float = 3.0) -> tuple[Figure,
     return figure, list(axes[0])
 
 
-def ratio_axis(ax: Axes, scenarios: list[str]) -> None:
-    """Scenarios along x, and the line at 1 (no change) across."""
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
-
-
-def rps_chart(results: dict[str, Any]) -> str:
+def rps_figure(results: dict[str, Any]) -> Figure:
     """Median r/s of each arm's windows with the 95% CI of that median."""
     arms = list(results["apps"])
     figure, axes = scenario_axes(results)
@@ -54,87 +52,90 @@ def rps_chart(results: dict[str, Any]) -> str:
                 w["rps"] for w in results["windows"] if w["arm"] == arm and w["scenario"] == name
             ]
             median, low, high = median_with_ci(values)
-            if median is None:
-                continue
-            ax.bar(index, median, color=colour(arm), yerr=error_bars(median, low, high), capsize=4)
-            ax.annotate(
-                f"{median:,.0f}",
-                (index, median),
-                ha="center",
-                va="bottom",
-                xytext=(0, 8),
-                textcoords="offset points",
-                fontsize=8,
-            )
+            if median is not None:
+                bar_with_value(ax, index, median, low, high, f"{median:,.0f}", color=colour(arm))
         ax.set_xticks(range(len(arms)), arms)
         ax.set_ylabel("requests per second")
+        ax.margins(y=0.15)
     figure.suptitle("Throughput: median r/s of the windows, with its 95% CI")
-    return to_svg(figure)
+    return figure
 
 
-def ratio_chart(results: dict[str, Any]) -> str:
+def ratio_figure(results: dict[str, Any]) -> Figure:
     """The main chart: every ratio with its 95% CI, beside the reference experiment's."""
     pairs = comparisons(results)
     scenarios = results["settings"]["scenarios"]
     width = 0.8 / (len(pairs) + 1)
-    figure, ax = plt.subplots(figsize=(3.2 * len(scenarios) + 1.5, 4.0))
+    figure, ax = plt.subplots(figsize=(3.2 * len(scenarios) + 3.0, 4.0), layout="constrained")
     for position, comparison in enumerate(pairs):
-        arm, label = comparison.arm, comparison.label
         for index, name in enumerate(scenarios):
             figures = comparison.figures(results, name)
             if not figures or figures["estimate"] is None:
                 continue
-            x = index + (position - len(pairs) / 2) * width
-            ax.bar(
-                x,
+            bar_with_value(
+                ax,
+                index + (position - len(pairs) / 2) * width,
                 figures["estimate"],
-                width,
-                color=colour(arm),
+                figures["ci95_low"],
+                figures["ci95_high"],
+                f"{figures['estimate']:.2f}x",
+                width=width,
+                color=colour(comparison.arm),
                 hatch=None if comparison.over_baseline else "//",
                 edgecolor="white",
-                label=label if index == 0 else None,
-                yerr=error_bars(figures["estimate"], figures["ci95_low"], figures["ci95_high"]),
-                capsize=3,
-            )
-            ax.annotate(
-                f"{figures['estimate']:.2f}x",
-                (x, figures["estimate"]),
-                ha="center",
-                va="bottom",
-                xytext=(0, 6),
-                textcoords="offset points",
-                fontsize=8,
+                label=comparison.label if index == 0 else None,
             )
     for index, name in enumerate(scenarios):
         if name in REFERENCE_RATIOS:
-            x = index + (len(pairs) / 2) * width
-            ax.bar(
-                x,
+            bar_with_value(
+                ax,
+                index + (len(pairs) / 2) * width,
                 REFERENCE_RATIOS[name],
-                width,
+                None,
+                None,
+                f"{REFERENCE_RATIOS[name]:.2f}x",
+                width=width,
                 color=REFERENCE_COLOUR,
                 label="reference v2/v1 (published)" if index == 0 else None,
             )
-            ax.annotate(
-                f"{REFERENCE_RATIOS[name]:.2f}x",
-                (x, REFERENCE_RATIOS[name]),
-                ha="center",
-                va="bottom",
-                xytext=(0, 2),
-                textcoords="offset points",
-                fontsize=8,
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
+    ax.set_ylabel("ratio of requests per second")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.margins(y=0.12)
+    ax.set_title("Paired ratios with their 95% CI, and the reference experiment's")
+    legend_outside(ax)
+    return figure
+
+
+def grouped_bars(
+    ax: Axes,
+    arms: list[str],
+    groups: tuple[str, ...],
+    value: Any,
+    labels: tuple[str, ...] | None = None,
+) -> None:
+    """One group of bars per arm, one bar per group entry (lighter for later entries)."""
+    width = 0.8 / len(groups)
+    for index, arm in enumerate(arms):
+        for position, group in enumerate(groups):
+            height = value(arm, group)
+            if height is None:
+                continue
+            ax.bar(
+                index + (position - (len(groups) - 1) / 2) * width,
+                height,
+                width,
+                color=colour(arm),
+                alpha=1.0 - 0.25 * position,
+                edgecolor="white",
+                label=(labels or groups)[position] if index == 0 else None,
             )
-    ratio_axis(ax, scenarios)
-    finish(
-        ax,
-        ylabel="ratio of requests per second",
-        legend="upper left",
-        title="Paired ratios with their 95% CI, and the reference experiment's",
-    )
-    return to_svg(figure)
+    ax.set_xticks(range(len(arms)), arms)
 
 
-def latency_chart(results: dict[str, Any]) -> str:
+def latency_figure(results: dict[str, Any]) -> Figure:
     arms = list(results["apps"])
     figure, axes = scenario_axes(results)
     for ax, name in zip(axes, results["settings"]["scenarios"], strict=True):
@@ -142,17 +143,18 @@ def latency_chart(results: dict[str, Any]) -> str:
         def percentile(arm: str, key: str, name: str = name) -> float | None:
             return results["apps"][arm]["scenarios"][name][key]
 
-        grouped_bars(ax, arms, ["p50_ms", "p95_ms", "p99_ms"], percentile)
+        grouped_bars(ax, arms, PERCENTILES, percentile, labels=("p50", "p95", "p99"))
         ax.set_ylabel("ms")
-    axes[0].legend(["p50", "p95", "p99"], fontsize=8)
+    legend_outside(axes[-1])
     figure.suptitle("Latency percentiles over every counted request")
-    return to_svg(figure)
+    return figure
 
 
-def cpu_chart(results: dict[str, Any]) -> str:
+def cpu_figure(results: dict[str, Any]) -> Figure:
     """CPU per request: the app's process tree, with the embedded PostgreSQL's on top."""
     arms = list(results["apps"])
     figure, axes = scenario_axes(results)
+    with_database = False
     for ax, name in zip(axes, results["settings"]["scenarios"], strict=True):
         for index, arm in enumerate(arms):
             figures = results["apps"][arm]["scenarios"][name]
@@ -161,6 +163,7 @@ def cpu_chart(results: dict[str, Any]) -> str:
                 continue
             ax.bar(index, app, color=colour(arm), label="app" if index == 0 else None)
             if db:
+                with_database = True
                 ax.bar(
                     index,
                     db,
@@ -170,33 +173,65 @@ def cpu_chart(results: dict[str, Any]) -> str:
                 )
         ax.set_xticks(range(len(arms)), arms)
         ax.set_ylabel("CPU ms per request")
-        ax.legend(fontsize=8)
+    if with_database:
+        legend_outside(axes[-1])
     figure.suptitle("CPU per request: the app, and PostgreSQL on top (median over windows)")
-    return to_svg(figure)
+    return figure
 
 
-def memory_chart(results: dict[str, Any]) -> str:
+def memory_figure(results: dict[str, Any]) -> Figure:
+    """RSS at each moment as a dot per arm, its value beside it, on an axis that spans the
+    values (not from 0): a few MiB between the arms is what there is to see."""
     arms = list(results["apps"])
-    figure, ax = plt.subplots(figsize=(1.6 * len(arms) + 2.5, 3.0))
-
-    def rss(arm: str, moment: str) -> float | None:
-        return results["apps"][arm]["memory"][f"{moment}_rss_mib"]
-
-    grouped_bars(ax, arms, ["idle", "peak", "after"], rss)
-    finish(
-        ax,
-        ylabel="RSS, MiB",
-        legend="lower right",
-        title="Memory of the app's process tree: idle, peak under load, after",
+    figure, ax = plt.subplots(figsize=(8.0, 0.5 * len(arms) * len(MEMORY_MOMENTS) + 1.4))
+    values = []
+    for row, moment in enumerate(MEMORY_MOMENTS):
+        for offset, arm in enumerate(arms):
+            rss = results["apps"][arm]["memory"][f"{moment}_rss_mib"]
+            if rss is None:
+                continue
+            y = row * (len(arms) + 1) + offset
+            values.append(rss)
+            ax.plot(
+                [rss],
+                [y],
+                "o",
+                markersize=8,
+                color=colour(arm),
+                label=arm if row == 0 else None,
+            )
+            ax.annotate(
+                f"{rss:,.1f} MiB",
+                (rss, y),
+                xytext=(8, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=8,
+            )
+    if values:
+        spread = max(max(values) - min(values), 4.0)
+        ax.set_xlim(min(values) - 0.25 * spread, max(values) + 0.6 * spread)
+    ax.set_yticks(
+        [row * (len(arms) + 1) + (len(arms) - 1) / 2 for row in range(len(MEMORY_MOMENTS))],
+        [f"{moment}" for moment in MEMORY_MOMENTS],
     )
-    return to_svg(figure)
+    ax.invert_yaxis()
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.set_xlabel(
+        "RSS of the app's process tree, MiB (median over repeats; the axis does not start at 0)"
+    )
+    ax.set_title("Memory: idle, peak under load, after")
+    legend_outside(ax)
+    figure.set_layout_engine("constrained")
+    return figure
 
 
-def startup_chart(results: dict[str, Any]) -> str | None:
+def startup_figure(results: dict[str, Any]) -> Figure | None:
     arms = [arm for arm in results["apps"] if results["apps"][arm].get("startup")]
     if not arms:
         return None
-    figure, ax = plt.subplots(figsize=(6.5, 0.7 * len(arms) + 1.2))
+    figure, ax = plt.subplots(figsize=(8.0, 0.7 * len(arms) + 1.4), layout="constrained")
     for index, arm in enumerate(arms):
         startup = results["apps"][arm]["startup"]
         for key, offset, alpha, label in (
@@ -204,33 +239,29 @@ def startup_chart(results: dict[str, Any]) -> str | None:
             ("import_s", 0.18, 0.5, "import of the app"),
         ):
             value = startup[key]
-            ax.barh(
+            bar_with_value(
+                ax,
                 index + offset,
                 value,
-                0.34,
+                startup[f"{key}_min"],
+                startup[f"{key}_max"],
+                f"{value:.2f} s",
+                width=0.34,
                 color=colour(arm),
                 alpha=alpha,
-                xerr=error_bars(value, startup[f"{key}_min"], startup[f"{key}_max"]),
-                capsize=3,
                 label=label if index == 0 else None,
-            )
-            ax.annotate(
-                f"{value:.2f} s",
-                (value, index + offset),
-                va="center",
-                xytext=(12, 0),
-                textcoords="offset points",
-                fontsize=8,
+                horizontal=True,
             )
     ax.set_yticks(range(len(arms)), arms)
     ax.invert_yaxis()
+    ax.margins(x=0.2)
     ax.set_xlabel("seconds: median (min–max) over fresh starts")
-    ax.legend(fontsize=8, loc="lower right")
     ax.set_title("Start-up")
-    return to_svg(figure)
+    legend_outside(ax)
+    return figure
 
 
-def run_comparison_chart(runs: list[tuple[str, dict[str, Any]]]) -> str:
+def run_comparison_figure(runs: list[tuple[str, dict[str, Any]]]) -> Figure:
     """Two runs' ratios side by side, each with its CI (e.g. before and after an upgrade)."""
     scenarios = list(
         dict.fromkeys(name for _, results in runs for name in results["settings"]["scenarios"])
@@ -242,7 +273,7 @@ def run_comparison_chart(runs: list[tuple[str, dict[str, Any]]]) -> str:
     )
     slots = [(label, run_index) for label in labels for run_index in range(len(runs))]
     width = 0.8 / max(len(slots), 1)
-    figure, ax = plt.subplots(figsize=(3.4 * len(scenarios) + 1.5, 4.0))
+    figure, ax = plt.subplots(figsize=(3.4 * len(scenarios) + 3.5, 4.0), layout="constrained")
     for position, (label, run_index) in enumerate(slots):
         name_of_run, results = runs[run_index]
         comparison = next((c for c in comparisons(results) if c.label == label), None)
@@ -252,24 +283,55 @@ def run_comparison_chart(runs: list[tuple[str, dict[str, Any]]]) -> str:
             figures = comparison.figures(results, name)
             if not figures or figures["estimate"] is None:
                 continue
-            x = index + (position - (len(slots) - 1) / 2) * width
-            ax.bar(
-                x,
+            bar_with_value(
+                ax,
+                index + (position - (len(slots) - 1) / 2) * width,
                 figures["estimate"],
-                width,
-                color=colour(label.split("/")[0]),
+                figures["ci95_low"],
+                figures["ci95_high"],
+                f"{figures['estimate']:.2f}x",
+                width=width,
+                color=colour(comparison.arm),
                 alpha=1.0 if run_index == 0 else 0.55,
                 edgecolor="white",
-                yerr=error_bars(figures["estimate"], figures["ci95_low"], figures["ci95_high"]),
-                capsize=3,
                 label=f"{label}, {name_of_run}" if index == 0 else None,
+                fontsize=7,
             )
-    ratio_axis(ax, scenarios)
-    finish(
-        ax,
-        ylabel="ratio of requests per second",
-        legend="upper left",
-        fontsize=7,
-        title="Two runs: paired ratios with their 95% CI",
-    )
-    return to_svg(figure)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
+    ax.set_ylabel("ratio of requests per second")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.margins(y=0.12)
+    ax.set_title("Two runs: paired ratios with their 95% CI")
+    legend_outside(ax, fontsize=7)
+    return figure
+
+
+def rps_chart(results: dict[str, Any]) -> str:
+    return to_svg(rps_figure(results))
+
+
+def ratio_chart(results: dict[str, Any]) -> str:
+    return to_svg(ratio_figure(results))
+
+
+def latency_chart(results: dict[str, Any]) -> str:
+    return to_svg(latency_figure(results))
+
+
+def cpu_chart(results: dict[str, Any]) -> str:
+    return to_svg(cpu_figure(results))
+
+
+def memory_chart(results: dict[str, Any]) -> str:
+    return to_svg(memory_figure(results))
+
+
+def startup_chart(results: dict[str, Any]) -> str | None:
+    figure = startup_figure(results)
+    return None if figure is None else to_svg(figure)
+
+
+def run_comparison_chart(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    return to_svg(run_comparison_figure(runs))

@@ -1,22 +1,22 @@
 """The benchmark's report.html (loadtest/output/html.py: a self-contained page) from
 results.json alone; and a page comparing two runs."""
 
-from collections.abc import Iterable
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.benchmark import charts
 from loadtest.modes.benchmark.tables import (
     VERSION_LIBRARIES,
+    comparison_rows,
     comparisons,
+    flags_line,
     load_generator_lines,
+    summary_lines,
     table_rows,
     title,
 )
 from loadtest.output.html import figure, html_table, page
-from loadtest.output.text import format_ratio, format_spread
 
 
 def ratio_figure(ratio_svg: str | None) -> str:
@@ -78,9 +78,12 @@ def run_page(results: dict[str, Any], ratio_svg: str | None) -> str:
         else "<p>None: no failures, no verification problems, every CI within ±5%, every "
         "synthetic window saturated.</p>"
     )
+    summary = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(results))
     body = f"""
 <p>{escape(title(results))}. Run {escape(results["started_at"][:19])} →
 {escape(results["finished_at"][:19])} UTC ({results["elapsed_s"]:.0f} s).</p>
+<ul class="summary">{summary}</ul>
+<p class="verdict">{escape(flags_line(results))}</p>
 {ratio_figure(ratio_svg)}
 <h2>Summary</h2>
 {html_table(header, rows)}
@@ -129,52 +132,6 @@ def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
     if ratio_svg is not None:
         (run_dir / "ratios.svg").write_text(ratio_svg)
     return path
-
-
-def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[str]]]:
-    """Per scenario and ratio, each run's ratio [CI]; start-up per arm too."""
-    header = ["metric", *(name for name, _ in runs)]
-    rows = []
-    # Everything either run has: comparing an old two-arm run with a new three-arm one keeps
-    # the new arm's rows (with "–" for the run that lacks them).
-    scenarios = union(results["settings"]["scenarios"] for _, results in runs)
-    ratios_by_run = [
-        {comparison.label: comparison for comparison in comparisons(results)} for _, results in runs
-    ]
-    labels = union(ratios_by_run)
-    arms = union(results["apps"] for _, results in runs)
-    for name in scenarios:
-        for label in labels:
-            cells = []
-            for (_, results), ratios in zip(runs, ratios_by_run, strict=True):
-                comparison = ratios.get(label)
-                in_run = name in results["settings"]["scenarios"]
-                cells.append(
-                    format_ratio(comparison.figures(results, name))
-                    if comparison and in_run
-                    else "–"
-                )
-            rows.append([f"{SCENARIOS[name].label} {label} [95% CI]", *cells])
-    for arm in arms:
-        cells = [
-            format_spread((results["apps"].get(arm) or {}).get("startup"), "to_health_s", 2)
-            for _, results in runs
-        ]
-        rows.append([f"{arm} start-up to first /health, s", *cells])
-    for arm in arms:
-        cells = [
-            str((results["apps"].get(arm) or {}).get("versions", {}).get("fastapi", "–"))
-            + " / "
-            + str((results["apps"].get(arm) or {}).get("versions", {}).get("pydantic", "–"))
-            for _, results in runs
-        ]
-        rows.append([f"{arm} FastAPI / Pydantic", *cells])
-    return header, rows
-
-
-def union(groups: Iterable[Iterable[str]]) -> list[str]:
-    """Every name in any group, in the order first seen."""
-    return list(dict.fromkeys(name for group in groups for name in group))
 
 
 def comparison_page(runs: list[tuple[str, dict[str, Any]]]) -> str:

@@ -9,11 +9,13 @@ from rich.table import Table
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.tables import (
     VERSION_LIBRARIES,
+    flags_line,
     load_generator_lines,
+    summary_lines,
     table_rows,
     title,
 )
-from loadtest.output.text import markdown_table
+from loadtest.output.text import markdown_table, print_flags
 
 
 def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
@@ -22,8 +24,12 @@ def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
 
 
 def print_report(results: dict[str, Any], console: Console) -> None:
+    """The answer first (three lines and the flags' verdict), then the table, then the flags."""
     header, rows = table_rows(results, separator="\n")
     flags = results["flags"]
+    for line in summary_lines(results):
+        console.print(line, highlight=False)
+    console.print(f"[bold]{flags_line(results)}[/]", highlight=False)
     table = Table(
         title=title(results),
         caption="r/s: median of windows (min–max). Ratio: median of paired window ratios, "
@@ -36,13 +42,7 @@ def print_report(results: dict[str, Any], console: Console) -> None:
     console.print(table)
     for line in load_generator_lines(results):
         console.print(line, highlight=False)
-    for flag in flags:
-        console.print(f"[bold yellow]⚠ {flag}[/]", highlight=False)
-    if not flags:
-        console.print(
-            "No flags: no failures, no verification problems, every CI within ±5%, "
-            "every synthetic window saturated."
-        )
+    print_flags(console, flags)
 
 
 def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
@@ -59,6 +59,10 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
 
 {title(results)}. Run {results["started_at"][:19]} → {results["finished_at"][:19]} UTC \
 ({results["elapsed_s"]:.0f}s).
+
+{chr(10).join(f"- {line}" for line in summary_lines(results))}
+
+**{flags_line(results)}**
 
 {markdown_table(header, rows)}
 

@@ -290,7 +290,8 @@ def build_results(
                 ratios[name][arm] = figures
             else:
                 between[name][f"{arm}/{reference}"] = figures
-    flags += ratio_flags(labelled, MORE_PAIRS)
+    interval_flags = ratio_flags(labelled, MORE_PAIRS)
+    flags += interval_flags
     cross_check = None
     if cross_check_tool is not None:
         cross_check, cross_check_flags = cross_check_results(
@@ -344,5 +345,8 @@ def build_results(
         "ratios_between_arms": between,
         "cross_check": cross_check,
         "flags": flags,
+        # The flags above that are about the width of intervals only (the others are about
+        # the run itself): the reports' one line on whether the run can be trusted reads them.
+        "interval_flags": interval_flags,
         "windows": [record.as_dict() for record in windows],
     }

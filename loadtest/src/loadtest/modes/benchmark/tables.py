@@ -1,6 +1,7 @@
 """The benchmark's table and its lines of text, the same in the terminal, report.md and
 report.html, from results.json alone."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,3 +225,144 @@ def load_generator_lines(results: dict[str, Any]) -> list[str]:
             f"READ synthetic: the app kept {low:.0%}–{high:.0%} of its CPU busy; {verdict}."
         )
     return lines
+
+
+def summary_lines(results: dict[str, Any]) -> list[str]:
+    """The answer in three plain lines: throughput ratios with their intervals, start-up and
+    memory, each arm beside the baseline."""
+    arms = list(results["apps"])
+    baseline = results["settings"]["baseline"]
+    scenarios = results["settings"]["scenarios"]
+    lines = []
+    if baseline:
+        per_arm = []
+        for arm in arms:
+            if arm == baseline:
+                continue
+            ratios = ", ".join(
+                f"{SCENARIOS[name].label} {format_ratio(figures, mark=False)}"
+                for name in scenarios
+                if (figures := results["ratios_vs_baseline"].get(name, {}).get(arm))
+            )
+            per_arm.append(f"{arm}: {ratios}")
+        lines.append(
+            f"Throughput over {baseline} (paired ratio, 95% CI): " + "; ".join(per_arm) + "."
+        )
+    else:
+        lines.append(f"Throughput: only {', '.join(arms)} ran, so there are no ratios.")
+
+    def versus(value: float | None, reference: float | None, unit: str, digits: int) -> str:
+        if value is None:
+            return "–"
+        text = f"{value:,.{digits}f} {unit}"
+        if reference is not None and baseline:
+            text += f" ({value - reference:+,.{digits}f})"
+        return text
+
+    startups = {arm: (results["apps"][arm].get("startup") or {}).get("to_health_s") for arm in arms}
+    if any(value is not None for value in startups.values()):
+        reference = startups.get(baseline) if baseline else None
+        lines.append(
+            "Start-up to the first /health (median): "
+            + ", ".join(
+                f"{arm} {versus(value, reference if arm != baseline else None, 's', 2)}"
+                for arm, value in startups.items()
+            )
+            + "."
+        )
+    else:
+        lines.append("Start-up: not measured in this run (--startup-samples 0, or --docker).")
+    memory = {arm: results["apps"][arm]["memory"] for arm in arms}
+    idle_reference = memory[baseline]["idle_rss_mib"] if baseline else None
+    peak_reference = memory[baseline]["peak_rss_mib"] if baseline else None
+    lines.append(
+        "Memory, RSS idle / peak under load: "
+        + ", ".join(
+            f"{arm} "
+            + versus(figures["idle_rss_mib"], idle_reference if arm != baseline else None, "MiB", 1)
+            + " / "
+            + versus(figures["peak_rss_mib"], peak_reference if arm != baseline else None, "MiB", 1)
+            for arm, figures in memory.items()
+        )
+        + "."
+    )
+    return lines
+
+
+def flags_line(results: dict[str, Any]) -> str:
+    """One line on the flags: how many, and whether the run can be trusted as it stands."""
+    flags = results["flags"]
+    interval_flags = [flag for flag in results.get("interval_flags", []) if flag in flags]
+    about_the_run = len(flags) - len(interval_flags)
+    if not flags:
+        return (
+            "No flags: no failures, no verification problems, every 95% CI within ±5%, every "
+            "synthetic window saturated. The run is trustworthy as it stands."
+        )
+    count = f"{len(flags)} flag{'s' if len(flags) != 1 else ''}"
+    if about_the_run == 0:
+        return (
+            f"{count}, all about the width of intervals: the figures stand, less precisely than "
+            "±5% (the flags, below, say where)."
+        )
+    return (
+        f"{count}, {about_the_run} about the run itself (failures, verification, other "
+        "programs, the load generator): read them, below, before trusting the numbers."
+    )
+
+
+def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[str]]]:
+    """Two runs side by side (./test.sh report A B): per scenario each run's ratios [CI], then
+    per arm its start-up, memory and versions."""
+    header = ["metric", *(name for name, _ in runs)]
+    rows = []
+    # Everything either run has: comparing an old two-arm run with a new three-arm one keeps
+    # the new arm's rows (with "–" for the run that lacks them).
+    scenarios = union(results["settings"]["scenarios"] for _, results in runs)
+    ratios_by_run = [
+        {comparison.label: comparison for comparison in comparisons(results)} for _, results in runs
+    ]
+    labels = union(ratios_by_run)
+    arms = union(results["apps"] for _, results in runs)
+    for name in scenarios:
+        for label in labels:
+            cells = []
+            for (_, results), ratios in zip(runs, ratios_by_run, strict=True):
+                comparison = ratios.get(label)
+                in_run = name in results["settings"]["scenarios"]
+                cells.append(
+                    format_ratio(comparison.figures(results, name))
+                    if comparison and in_run
+                    else "–"
+                )
+            rows.append([f"{SCENARIOS[name].label} {label} [95% CI]", *cells])
+    for arm in arms:
+        cells = [
+            format_spread((results["apps"].get(arm) or {}).get("startup"), "to_health_s", 2)
+            for _, results in runs
+        ]
+        rows.append([f"{arm} start-up to first /health, s", *cells])
+    for arm in arms:
+        cells = []
+        for _, results in runs:
+            memory = (results["apps"].get(arm) or {}).get("memory")
+            cells.append(
+                f"{format_number(memory['idle_rss_mib'])} / {format_number(memory['peak_rss_mib'])}"
+                if memory
+                else "–"
+            )
+        rows.append([f"{arm} memory idle / peak, RSS MiB", *cells])
+    for arm in arms:
+        cells = [
+            str((results["apps"].get(arm) or {}).get("versions", {}).get("fastapi", "–"))
+            + " / "
+            + str((results["apps"].get(arm) or {}).get("versions", {}).get("pydantic", "–"))
+            for _, results in runs
+        ]
+        rows.append([f"{arm} FastAPI / Pydantic", *cells])
+    return header, rows
+
+
+def union(groups: Iterable[Iterable[str]]) -> list[str]:
+    """Every name in any group, in the order first seen."""
+    return list(dict.fromkeys(name for group in groups for name in group))
