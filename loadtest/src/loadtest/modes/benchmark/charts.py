@@ -42,6 +42,18 @@ def scenario_axes(results: dict[str, Any], height: float = 3.0) -> tuple[Figure,
     return figure, list(axes[0])
 
 
+def finish_ratio_axes(ax: Axes, scenarios: list[str], title: str, fontsize: int) -> None:
+    """Scenarios along x, the line at 1 (no change) across, the legend outside."""
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
+    ax.set_ylabel("ratio of requests per second")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.margins(y=0.12)
+    ax.set_title(title)
+    legend_outside(ax, fontsize=fontsize)
+
+
 def rps_figure(results: dict[str, Any]) -> Figure:
     """Median r/s of each arm's windows with the 95% CI of that median."""
     arms = list(results["apps"])
@@ -98,14 +110,9 @@ def ratio_figure(results: dict[str, Any]) -> Figure:
                 color=REFERENCE_COLOUR,
                 label="reference v2/v1 (published)" if index == 0 else None,
             )
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
-    ax.set_ylabel("ratio of requests per second")
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_axisbelow(True)
-    ax.margins(y=0.12)
-    ax.set_title("Paired ratios with their 95% CI, and the reference experiment's")
-    legend_outside(ax)
+    finish_ratio_axes(
+        ax, scenarios, "Paired ratios with their 95% CI, and the reference experiment's", fontsize=8
+    )
     return figure
 
 
@@ -297,14 +304,7 @@ def run_comparison_figure(runs: list[tuple[str, dict[str, Any]]]) -> Figure:
                 label=f"{label}, {name_of_run}" if index == 0 else None,
                 fontsize=7,
             )
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
-    ax.set_ylabel("ratio of requests per second")
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_axisbelow(True)
-    ax.margins(y=0.12)
-    ax.set_title("Two runs: paired ratios with their 95% CI")
-    legend_outside(ax, fontsize=7)
+    finish_ratio_axes(ax, scenarios, "Two runs: paired ratios with their 95% CI", fontsize=7)
     return figure
 
 
