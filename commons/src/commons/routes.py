@@ -113,8 +113,10 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     )
     def update_post(session: SessionDep, post_id: PostId, post_in: PostIn) -> Any:
         """Replace a post's title, content and publication time."""
-        post = get_visible_post(session, post_id)
-        return crud.update_post(session=session, post=post, post_in=post_in)
+        post = crud.update_post(session=session, post_id=post_id, post_in=post_in)
+        if post is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, "Post not found")
+        return post
 
     @router.delete(
         "/posts/{post_id}",
@@ -124,8 +126,8 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     )
     def delete_post(session: SessionDep, post_id: PostId) -> Response:
         """Delete a post (soft delete: it disappears from every read)."""
-        post = get_visible_post(session, post_id)
-        crud.delete_post(session=session, post=post)
+        if not crud.delete_post(session=session, post_id=post_id):
+            raise HTTPException(status.HTTP_404_NOT_FOUND, "Post not found")
         return Response(status_code=status.HTTP_204_NO_CONTENT)
 
     return router
