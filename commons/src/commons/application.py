@@ -9,6 +9,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
+from sqlalchemy import Engine
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -36,16 +37,7 @@ from commons.routes import SchemaSet, build_posts_router
 def build_app(
     *, title: str, schemas: SchemaSet, pydantic_version: str, pydantic_compiled: bool
 ) -> FastAPI:
-    """Fail fast with one line (not a traceback) when the database is missing or unreachable."""
-    try:
-        settings = load_settings()
-        engine = create_database_engine(settings)
-        create_schema(engine)
-    except (ConfigurationError, DatabaseUnavailableError) as error:
-        # SystemExit prints its message to stderr and exits 1, before uvicorn starts serving.
-        print(f"{title}: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
-
+    settings, engine = open_database(title)
     # /docs and /redoc from assets in the installed wheel, not a CDN: they work offline.
     app = FastAPIOffline(title=title, version=pydantic_version)
     app.state.engine = engine
@@ -67,6 +59,21 @@ def build_app(
     ):  # fmt: skip
         app.add_exception_handler(connection_error, answer_database_error)
     return app
+
+
+def open_database(title: str) -> tuple[Settings, Engine]:
+    """The settings and a database with its schema, or exit at once with one line (not a
+    traceback) when a setting is malformed or the database is missing or unreachable."""
+    try:
+        settings = load_settings()
+        engine = create_database_engine(settings)
+        create_schema(engine)
+    except (ConfigurationError, DatabaseUnavailableError) as error:
+        # Exits 1 before uvicorn starts serving; the message never holds a piece of a password
+        # (commons/config.py).
+        print(f"{title}: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    return settings, engine
 
 
 def uses_database(path: str) -> bool:
