@@ -1,6 +1,7 @@
 """Builds a FastAPI app from a schema set: settings, database, routes and error handlers."""
 
 import json
+import logging
 import sys
 
 from fastapi import FastAPI, Request, Response, status
@@ -10,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from sqlalchemy import Engine
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import InterfaceError, InternalError, OperationalError, ProgrammingError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -32,6 +33,8 @@ from commons.error_bodies import bounded_errors
 from commons.health import build_health_router, collect_versions
 from commons.ladder import build_ladder_router
 from commons.routes import SchemaSet, build_posts_router
+
+logger = logging.getLogger(__name__)
 
 
 def build_app(
@@ -55,7 +58,8 @@ def build_app(
     app.add_exception_handler(RequestValidationError, answer_validation_error)
     app.add_exception_handler(StarletteHTTPException, answer_http_error)
     for connection_error in (
-        OperationalError, InterfaceError, PoolTimeoutError, DatabaseDeadlineExceeded
+        OperationalError, InterfaceError, PoolTimeoutError, DatabaseDeadlineExceeded,
+        InternalError, ProgrammingError,
     ):  # fmt: skip
         app.add_exception_handler(connection_error, answer_database_error)
     return app
@@ -160,7 +164,15 @@ async def answer_http_error(request: Request, error: Exception) -> Response:
 
 
 async def answer_database_error(request: Request, error: Exception) -> JSONResponse:
-    """A database that went away mid-run is a 503 for the client, not an opaque 500."""
+    """A database that went away mid-run is a 503 for the client, not an opaque 500; and so is
+    one that can no longer do what the routes ask (its table gone, read-only, a block it cannot
+    read: ProgrammingError and InternalError), which /health reports the same way. Those are
+    logged, as they may also be a bug."""
+    if isinstance(error, InternalError | ProgrammingError):
+        reason = str(error.orig or error).strip().splitlines()[0]
+        logger.error(
+            "%s %s: database error, answered 503: %s", request.method, request.url.path, reason
+        )
     return JSONResponse(
         {"detail": "Database unavailable"}, status_code=status.HTTP_503_SERVICE_UNAVAILABLE
     )
