@@ -46,7 +46,8 @@ def read_unix_seconds(value: object) -> object:
             raise ValueError("must be written in ASCII (an ISO 8601 date-time, or Unix seconds)")
         if PLAIN_NUMBER.fullmatch(value):
             return moment_from_unix_seconds(Decimal(value))
-        if is_float_text(value):
+        # No text float() takes has a ':', so a date-time with a time pays no float() attempt.
+        if ":" not in value and is_float_text(value):
             raise ValueError("a number as a date is plain Unix seconds, like 1700000000 or -1.5")
     return value
 
