@@ -7,6 +7,9 @@ to a head over MAX_HEADER_BYTES (64 KiB) and 408 to one not complete within
 HEADER_TIMEOUT_SECONDS (10 s), then closes the connection. Serve with
 `uvicorn ... --http commons.http_protocol:BoundedHttpToolsProtocol`.
 
+Only a head's own bytes count toward MAX_HEADER_BYTES, wherever the reads split a pipelined
+stream (counting the whole read a pipelined head began in refused valid requests with 431).
+
 The measured path pays a count per read and a sum over the headers per request; the timer is set
 only when a read ends inside an unfinished head (a new connection, or a head split over reads).
 """
@@ -43,9 +46,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self.in_head = True  # between a message's first byte (or the connection's) and its headers
         self.head_bytes = 0
+        self.head_begun_in_read = False  # the head began after another message, inside one read
         self.head_timer: asyncio.TimerHandle | None = None
         self.refusal: tuple[int, bytes] | None = None
         self.read_size = 0  # of the read being parsed
+        self.last_body_chunk = b""  # in the read being parsed: where a body ended
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -58,16 +63,32 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         self.read_size = len(data)
+        self.last_body_chunk = b""
         if self.in_head:
             self.head_bytes += len(data)
         super().data_received(data)  # may complete a head, a message, and begin the next
-        # head_bytes is 0 when the last message completed in this read and no other began.
-        if not self.in_head or self.head_bytes == 0 or self.transport.is_closing():
+        if not self.in_head or self.transport.is_closing():
             return
+        if self.head_begun_in_read:
+            self.head_begun_in_read = False
+            self.head_bytes = self.own_bytes_of_head_begun_in(data)
+        # head_bytes is 0 when the last message completed in this read and no other began.
         if self.head_bytes > LIMITS.max_header_bytes:
             self.refuse(431, self.too_large_detail())
-        elif self.head_timer is None:
+        elif self.head_bytes and self.head_timer is None:
             self.start_head_timer()
+
+    def own_bytes_of_head_begun_in(self, data: bytes) -> int:
+        """The bytes of the unfinished head at the end of `data` that began inside it, after the
+        end of an earlier message: its own bytes only (counting the whole read gave pipelined
+        requests a false 431). The head holds no blank line yet (the parser accepts CRLF only),
+        and the message before it ended either with one (its head, or a chunked body's last
+        chunk) or with the last chunk of its body, which is where this head starts. If that
+        chunk's text comes again inside the head, the count is short, never long."""
+        start = data.rfind(b"\r\n\r\n") + 4 if b"\r\n\r\n" in data else 0
+        if self.last_body_chunk:
+            start = max(start, data.rfind(self.last_body_chunk) + len(self.last_body_chunk))
+        return len(data) - start
 
     def on_headers_complete(self) -> None:
         self.in_head = False
@@ -76,15 +97,29 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         # A head that arrived whole in one read was not refused by data_received. The reads
         # holding it bound its size: only when they exceed the limit (a large body in the same
         # read, say) is the head itself measured, so the usual request pays nothing for it.
-        if self.head_bytes > LIMITS.max_header_bytes and self.parsed_head_size() > (
-            LIMITS.max_header_bytes
-        ):
+        reads = self.read_size if self.head_begun_in_read else self.head_bytes
+        self.head_begun_in_read = False
+        if reads > LIMITS.max_header_bytes and self.parsed_head_size() > LIMITS.max_header_bytes:
             self.refusal = (431, self.too_large_detail())
             raise HeadRefused  # stops the parser; uvicorn answers through send_400_response
         super().on_headers_complete()
 
     def parsed_head_size(self) -> int:
-        return len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        """No more than the head's bytes as sent: its request line and header lines, counted
+        with the least spacing the parser accepts."""
+        request_line = len(self.parser.get_method()) + len(self.url) + len(b"  HTTP/1.1\r\n")
+        headers = sum(len(name) + len(value) + len(b":\r\n") for name, value in self.headers)
+        return request_line + headers + len(b"\r\n")
+
+    def on_body(self, body: bytes) -> None:
+        self.last_body_chunk = body
+        super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        # The next request's head begins with the next byte on this connection.
+        self.in_head = True
+        self.head_bytes = 0
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -99,16 +134,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        if self.head_bytes == 0:
-            # Begun inside a read that also ended the previous message (pipelining): count the
-            # whole read, an upper bound, so this head is bounded and timed too.
-            self.head_bytes = self.read_size
-
-    def on_message_complete(self) -> None:
-        super().on_message_complete()
-        # The next request's head begins with the next byte on this connection.
-        self.in_head = True
-        self.head_bytes = 0
+        # Begun inside a read that also ended the previous message (pipelining): its own bytes
+        # in that read are counted once the read is parsed (data_received).
+        self.head_begun_in_read = self.head_bytes == 0
 
     def too_large_detail(self) -> bytes:
         return b"Request line and headers over %d bytes (MAX_HEADER_BYTES)" % (
