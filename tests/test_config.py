@@ -88,6 +88,9 @@ def test_describe_database_host_never_shows_the_password() -> None:
         ("DATABASE_TIMEOUT_SECONDS", "nan", "must be a positive number of seconds"),
         ("HEADER_TIMEOUT_SECONDS", "-1", "must be a positive number of seconds"),
         ("MAX_HEADER_BYTES", "100", "must be at least 1024"),
+        ("BODY_TIMEOUT_SECONDS", "0", "must be a positive number of seconds"),
+        ("MAX_UNFINISHED_BODIES", "0", "must be at least 1"),
+        ("MAX_CONNECTIONS", "many", "must be a whole number"),
     ],
 )
 def test_load_settings_rejects_bad_limits(
@@ -104,10 +107,16 @@ def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("DATABASE_TIMEOUT_SECONDS", "2.5")
     monkeypatch.setenv("MAX_HEADER_BYTES", "8192")
     monkeypatch.setenv("HEADER_TIMEOUT_SECONDS", "3")
+    monkeypatch.setenv("BODY_TIMEOUT_SECONDS", "4.5")
+    monkeypatch.setenv("MAX_UNFINISHED_BODIES", "8")
+    monkeypatch.setenv("MAX_CONNECTIONS", "100")
     settings = load_settings()
     assert settings.database_timeout_s == 2.5
     assert (settings.http_limits.max_header_bytes, settings.http_limits.header_timeout_s) == (
         8192, 3.0)  # fmt: skip
+    limits = settings.http_limits
+    assert limits.body_timeout_s == 4.5
+    assert (limits.max_unfinished_bodies, limits.max_connections) == (8, 100)
 
 
 # (URL, its password as written, its password as meant). Passwords of letters unlike any word

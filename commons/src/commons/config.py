@@ -23,10 +23,14 @@ class ConfigurationError(Exception):
 
 @dataclass(frozen=True)
 class HttpLimits:
-    """Bounds on a request's head (line and headers), enforced by commons/http_protocol.py."""
+    """What a client can make the server hold, enforced by commons/http_protocol.py."""
 
     max_header_bytes: int = 64 * 1024  # a longer head gets 431 (MAX_HEADER_BYTES)
     header_timeout_s: float = 10.0  # a head not complete by then gets 408 (HEADER_TIMEOUT_SECONDS)
+    body_timeout_s: float = 30.0  # a body not complete by then gets 408 (BODY_TIMEOUT_SECONDS)
+    # Bodies received over several reads at once; one more gets 503 (MAX_UNFINISHED_BODIES).
+    max_unfinished_bodies: int = 64
+    max_connections: int = 1000  # one more is answered 503 and closed (MAX_CONNECTIONS)
 
 
 @dataclass(frozen=True)
@@ -128,9 +132,19 @@ def _read_positive_seconds(name: str, default: float) -> float:
 
 
 def load_http_limits() -> HttpLimits:
+    defaults = HttpLimits()
     return HttpLimits(
-        max_header_bytes=_read_positive_int("MAX_HEADER_BYTES", 64 * 1024, minimum=1024),
-        header_timeout_s=_read_positive_seconds("HEADER_TIMEOUT_SECONDS", 10.0),
+        max_header_bytes=_read_positive_int(
+            "MAX_HEADER_BYTES", defaults.max_header_bytes, minimum=1024
+        ),
+        header_timeout_s=_read_positive_seconds(
+            "HEADER_TIMEOUT_SECONDS", defaults.header_timeout_s
+        ),
+        body_timeout_s=_read_positive_seconds("BODY_TIMEOUT_SECONDS", defaults.body_timeout_s),
+        max_unfinished_bodies=_read_positive_int(
+            "MAX_UNFINISHED_BODIES", defaults.max_unfinished_bodies, minimum=1
+        ),
+        max_connections=_read_positive_int("MAX_CONNECTIONS", defaults.max_connections, minimum=1),
     )
 
 
