@@ -213,6 +213,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
                     b"(HEADER_TIMEOUT_SECONDS)" % LIMITS.header_timeout_s)  # fmt: skip
 
     def begin_unfinished_body(self) -> None:
+        if self.transport.get_protocol() is not self:
+            return  # upgraded to a WebSocket: that protocol has the connection now
         if UnfinishedBodies.count >= LIMITS.max_unfinished_bodies:
             detail = b"Too many request bodies being received (MAX_UNFINISHED_BODIES); retry later"
             self.refuse_body(503, detail, BUSY_HEADERS)
