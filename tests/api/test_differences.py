@@ -187,6 +187,13 @@ def test_underscores_in_an_id_are_read_as_digits_by_every_arm(running_apps) -> N
             "detail": "Post not found"}, arm  # fmt: skip
 
 
+def test_ascii_spaces_around_an_integer_are_read_by_every_arm(running_apps) -> None:
+    """Both majors strip ASCII white space around an integer; other spaces are a 422 (below)."""
+    for arm, app in running_apps.items():
+        response = httpx.get(f"{app.base_url}/posts_synthetic", params={"per_page": " 3\t"})
+        assert len(response.json()["posts"]) == 3, arm
+
+
 @pytest.mark.parametrize(
     ("path", "params", "location"),
     [

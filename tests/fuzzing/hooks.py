@@ -7,7 +7,7 @@ one per arm, and README.md's "behaviour differences" table lists them:
 - a number, plain numeric text or a boolean for `published_at` (read as Unix time in seconds;
   booleans by Pydantic 1 only), and a date without a time (Pydantic 2 only);
 - an integer in a path or query written the way Python's int() also reads it: with underscores
-  or surrounding spaces (Pydantic 1), or as an integer-valued float such as "10.0" (Pydantic 2).
+  or surrounding spaces (both majors), or as an integer-valued float such as "10.0" (Pydantic 2).
   Only in ASCII: every arm refuses other digits and spaces (commons.routes.AsciiIntegersRoute).
 """
 
@@ -33,7 +33,7 @@ def is_lenient_integer(value: Any) -> bool:
     if not isinstance(value, str) or not value.isascii() or re.fullmatch(r"-?[0-9]+", value):
         return False
     try:
-        int(value)  # underscores, surrounding spaces (Pydantic 1)
+        int(value)  # underscores, surrounding spaces
         return True
     except ValueError:
         pass
