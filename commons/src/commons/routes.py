@@ -62,8 +62,8 @@ class AsciiIntegersRoute(APIRoute):
 
     Pydantic 1 reads integers with Python's int(), which takes any Unicode decimal digit and
     space: /posts/%D9%A1 (Arabic-Indic one) deleted post 1, and ?per_page=１０ (full-width) was 10.
-    Pydantic 2 reads ASCII digits only. The check costs a request with a plain ASCII path and
-    query string two string tests."""
+    Pydantic 2 reads ASCII digits only. A request whose path and query string are plain ASCII
+    (every ordinary one) pays three string tests."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handle = super().get_route_handler()
