@@ -2,6 +2,7 @@
 
 import pytest
 
+from commons.application import open_database
 from commons.config import (
     ConfigurationError,
     describe_database_host,
@@ -38,7 +39,9 @@ def test_parse_database_url_keeps_socket_host_parameter() -> None:
         ("not a url", "not a valid URL"),
         ("postgresql://u@127.0.0.1:abc/x", r"not a valid URL \(check the host and port\)"),
         ("postgresql://u@[::1:5432/x", r"not a valid URL \(check the host and port\)"),
-        ("postgresql://u@h:99999/db", "port 99999 is not a TCP port"),
+        ("postgresql://u@h:99999/db", "port is not a TCP port"),
+        ("postgresql://u:p@ss@h/db", "write an '@' inside a password"),
+        ("postgresql://u/x:p@h/db", "write an '@' inside a password"),
         ("postgresql://", "names no database"),
         ("postgresql://u:p@h:5432/", "names no database"),
     ],
@@ -85,6 +88,9 @@ def test_describe_database_host_never_shows_the_password() -> None:
         ("DATABASE_TIMEOUT_SECONDS", "nan", "must be a positive number of seconds"),
         ("HEADER_TIMEOUT_SECONDS", "-1", "must be a positive number of seconds"),
         ("MAX_HEADER_BYTES", "100", "must be at least 1024"),
+        ("BODY_TIMEOUT_SECONDS", "0", "must be a positive number of seconds"),
+        ("MAX_UNFINISHED_BODIES", "0", "must be at least 1"),
+        ("MAX_CONNECTIONS", "many", "must be a whole number"),
     ],
 )
 def test_load_settings_rejects_bad_limits(
@@ -101,7 +107,64 @@ def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("DATABASE_TIMEOUT_SECONDS", "2.5")
     monkeypatch.setenv("MAX_HEADER_BYTES", "8192")
     monkeypatch.setenv("HEADER_TIMEOUT_SECONDS", "3")
+    monkeypatch.setenv("BODY_TIMEOUT_SECONDS", "4.5")
+    monkeypatch.setenv("MAX_UNFINISHED_BODIES", "8")
+    monkeypatch.setenv("MAX_CONNECTIONS", "100")
     settings = load_settings()
     assert settings.database_timeout_s == 2.5
     assert (settings.http_limits.max_header_bytes, settings.http_limits.header_timeout_s) == (
         8192, 3.0)  # fmt: skip
+    limits = settings.http_limits
+    assert limits.body_timeout_s == 4.5
+    assert (limits.max_unfinished_bodies, limits.max_connections) == (8, 100)
+
+
+# (URL, its password as written, its password as meant). Passwords of letters unlike any word
+# of a message, so that any of their 3-character pieces appearing in the output is a leak.
+SECRET_URLS = [
+    ("postgresql://lab:QzvAt@Wxk@127.0.0.1:1/lab", "QzvAt@Wxk", "QzvAt@Wxk"),  # issue 20's
+    ("postgresql://lab:Qz@vW@xk@127.0.0.1:1/lab", "Qz@vW@xk", "Qz@vW@xk"),
+    ("postgresql://lab:QzvW@127.0.0.1:1/lab@x", "QzvW", "QzvW"),  # '@' in the database name
+    ("postgresql://lab/Qzv:Wxk@127.0.0.1:1/lab", "Qzv:Wxk", "Qzv:Wxk"),  # '/' in the user name
+    ("postgresql://lab:Qzv:Wxk:Jyq@127.0.0.1:1/lab", "Qzv:Wxk:Jyq", "Qzv:Wxk:Jyq"),
+    ("postgresql://lab:Qzv%40Wxk%3AJyq%2F@127.0.0.1:1/lab", "Qzv%40Wxk%3AJyq%2F", "Qzv@Wxk:Jyq/"),
+    ("postgresql://lab:Qzv%ZZWxk@127.0.0.1:1/lab", "Qzv%ZZWxk", "Qzv%ZZWxk"),  # a bad escape
+    ("postgresql://lab:Qzv/Wxk?Jyq#Vbn@127.0.0.1:1/lab", "Qzv/Wxk?Jyq#Vbn", "Qzv/Wxk?Jyq#Vbn"),
+    ("postgresql://lab:QzvWxk@[::1:1/lab", "QzvWxk", "QzvWxk"),  # malformed authority
+    ("postgresql://lab:QzvWxk@127.0.0.1:1:2/lab", "QzvWxk", "QzvWxk"),
+    ("postgresql://lab:QzvWxk/lab", "QzvWxk", "QzvWxk"),  # no '@host': the password as a port
+    ("postgresql://lab:987654/lab", "987654", "987654"),  # ... a number, but no TCP port
+    ("lab:QzvWxk@127.0.0.1:1/lab", "QzvWxk", "QzvWxk"),  # no scheme
+    ("lab:QzvWxk@host://lab", "QzvWxk", "QzvWxk"),  # no scheme before '://'
+    ("mysql://lab:QzvWxk@127.0.0.1:1/lab", "QzvWxk", "QzvWxk"),
+    ("postgresql://lab:QzvWxk@127.0.0.1:1", "QzvWxk", "QzvWxk"),  # no database
+]
+
+
+def pieces(secret: str) -> set[str]:
+    """Every piece of 3 characters or more."""
+    return {
+        secret[start:end]
+        for start in range(len(secret))
+        for end in range(start + 3, len(secret) + 1)
+    }
+
+
+@pytest.mark.parametrize(("raw_url", "as_written", "as_meant"), SECRET_URLS)
+def test_start_up_errors_show_no_piece_of_the_password(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raw_url,
+    as_written,
+    as_meant,
+) -> None:
+    """The apps' start-up path (commons.application.open_database): one line, and no fragment of
+    the password as written or as meant, whatever the URL's shape."""
+    monkeypatch.setenv("DATABASE_URL", raw_url)
+    with pytest.raises(SystemExit):
+        open_database("Pydantic vX lab")
+    output = capsys.readouterr()
+    printed = output.out + output.err
+    assert printed.count("\n") == 1 and printed.startswith("Pydantic vX lab: "), printed
+    leaked = sorted(piece for piece in pieces(as_written) | pieces(as_meant) if piece in printed)
+    assert not leaked, printed

@@ -10,7 +10,7 @@ from commons.database import (
     DatabaseUnavailableError,
     create_database_engine,
     create_schema,
-    database_is_reachable,
+    database_serves_posts,
 )
 from tests.database_helpers import drop_database, recreate_database
 
@@ -35,7 +35,7 @@ def test_unreachable_database_gives_one_line_error_naming_the_host() -> None:
     engine = create_database_engine(
         Settings(parse_database_url("postgresql://u:p@127.0.0.1:1/nowhere"), 1, 0)
     )
-    assert database_is_reachable(engine) is False
+    assert database_serves_posts(engine) is False
     with pytest.raises(DatabaseUnavailableError) as error:
         create_schema(engine)
     message = str(error.value)

@@ -13,12 +13,12 @@ def case(body=None, path_parameters=None, query=None) -> SimpleNamespace:
     return SimpleNamespace(body=body, path_parameters=path_parameters, query=query)
 
 
-@pytest.mark.parametrize("value", ["2_0", "１２", " 12 ", "10.0", "1e1"])
+@pytest.mark.parametrize("value", ["2_0", " 12 ", "10.0", "1e1"])
 def test_lenient_integers_are_recognised(value: str) -> None:
     assert is_lenient_integer(value)
 
 
-@pytest.mark.parametrize("value", ["12", "-3", "abc", "1.5", "", None, 12])
+@pytest.mark.parametrize("value", ["12", "-3", "abc", "1.5", "", None, 12, "１２", "\u0661"])
 def test_plain_or_invalid_integers_are_not_lenient(value: object) -> None:
     assert not is_lenient_integer(value)
 
@@ -29,10 +29,10 @@ def test_plain_or_invalid_integers_are_not_lenient(value: object) -> None:
         case(body={**VALID, "published_at": 0}),
         case(body={**VALID, "published_at": False}),
         case(body={**VALID, "published_at": "2024-01-01"}),
-        case(body={**VALID, "title": 123}),
+        case(body={**VALID, "published_at": "1700000000"}),
         case(path_parameters={"post_id": "2_0_2_9_0"}),
-        case(query={"per_page": "１０"}),
-        case(body={**VALID, "title": 5}, path_parameters={"post_id": "１２"}),
+        case(query={"per_page": " 10"}),
+        case(body={**VALID, "published_at": 5}, path_parameters={"post_id": "1_2"}),
     ],
 )
 def test_pinned_inputs_are_recognised(pinned: SimpleNamespace) -> None:
@@ -46,6 +46,8 @@ def test_pinned_inputs_are_recognised(pinned: SimpleNamespace) -> None:
         case(body={**VALID, "title": "T" * 301}),
         case(body={**VALID, "published_at": "yesterday"}),
         case(body={**VALID, "extra": 1}),
+        case(body={**VALID, "title": 123}),
+        case(query={"per_page": "１０"}),
         case(body=[1, 2]),
         case(path_parameters={"post_id": "12"}, query={"per_page": "-1"}),
     ],
@@ -59,6 +61,7 @@ def test_other_inputs_are_not_pinned(other: SimpleNamespace) -> None:
     [
         case(body={**VALID, "published_at": 0, "title": "a\x00b"}),
         case(body={**VALID, "published_at": 0, "content": "C" * 100_001}),
+        case(body={**VALID, "published_at": 0, "title": 7}),
     ],
 )
 def test_a_pinned_input_does_not_hide_another_violation(masked: SimpleNamespace) -> None:

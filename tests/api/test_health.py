@@ -3,10 +3,12 @@
 import re
 
 import httpx
+import psycopg
 import pytest
 
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import drop_database, recreate_database
+from tests.factories import post_body
 
 EXPECTED_PYDANTIC_MAJOR = {"v1": "1.10.", "v2": "2.", "v2-latest": "2."}
 PINNED_FASTAPI = "0.125.0"  # v1 and v2: the same FastAPI, so Pydantic is their only difference
@@ -100,6 +102,38 @@ def test_lost_database_gives_503_not_500(server_url: str, app_name: str) -> None
         listing = httpx.get(f"{app.base_url}/posts", timeout=30)
         assert listing.status_code == 503
         assert listing.json() == {"detail": "Database unavailable"}
+    finally:
+        stop_app(app.process, app.log_path)
+        drop_database(server_url, database)
+
+
+@pytest.mark.parametrize("app_name", APP_NAMES)
+def test_health_says_what_the_routes_find(server_url: str, app_name: str) -> None:
+    """A database that answers `SELECT 1` but cannot serve the posts (the table gone, here) is
+    unavailable for /health too, and every route answers 503, not 500; both recover with it.
+    (Before: /health 200 while /posts answered 500.)"""
+    database = f"pydantic_lab_test_honest_{app_name.replace('-', '_')}"
+    database_url = recreate_database(server_url, database)
+    app = start_app(app_name, database_url)
+    try:
+        with httpx.Client(base_url=app.base_url, timeout=30) as client:
+            created = client.post("/posts", json=post_body()).json()["id"]
+            with psycopg.connect(database_url, autocommit=True) as connection:
+                connection.execute("ALTER TABLE posts RENAME TO posts_elsewhere")
+                health = client.get("/health")
+                answers = [
+                    client.get("/posts"),
+                    client.get(f"/posts/{created}"),
+                    client.post("/posts", json=post_body()),
+                    client.put(f"/posts/{created}", json=post_body()),
+                    client.delete(f"/posts/{created}"),
+                ]
+                connection.execute("ALTER TABLE posts_elsewhere RENAME TO posts")
+            assert (health.status_code, health.json()["database"]) == (503, "unavailable")
+            assert [answer.status_code for answer in answers] == [503] * len(answers)
+            assert {answer.json()["detail"] for answer in answers} == {"Database unavailable"}
+            assert client.get("/health").json()["database"] == "ok"
+            assert client.get(f"/posts/{created}").status_code == 200
     finally:
         stop_app(app.process, app.log_path)
         drop_database(server_url, database)

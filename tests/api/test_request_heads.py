@@ -1,9 +1,14 @@
 """Request heads are bounded (commons/http_protocol.py): a line and headers over
 MAX_HEADER_BYTES get 431, and a head not complete within HEADER_TIMEOUT_SECONDS gets 408;
-either way the connection is closed, and ordinary requests are untouched."""
+either way the connection is closed, and ordinary requests are untouched, pipelined ones too,
+wherever the reads split them."""
 
+import itertools
+import json
+import re
 import socket
 import time
+from collections import Counter
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -12,6 +17,7 @@ import pytest
 
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import drop_database, recreate_database
+from tests.factories import post_body
 
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024
 SHORT_TIMEOUT_S = 1
@@ -137,3 +143,81 @@ def test_a_head_begun_behind_a_request_and_left_unfinished_is_408(
         answer = read_until_closed(connection)
     assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
     assert b"HTTP/1.1 408 " in answer, answer[-300:]
+
+
+# Pipelining: only a head's own bytes count toward MAX_HEADER_BYTES, wherever the reads end.
+# Each piece is sent on its own, with a pause, so that the server reads the stream where it was
+# cut (as far as the kernel lets it); what is asserted is every answer, not how fast it came.
+PAUSE_BETWEEN_PIECES_S = 0.02
+SMALL_GET = (
+    b"GET /posts_synthetic?per_page=1 HTTP/1.1\r\nHost: x\r\n\r\n"  # 53 bytes, as in issue 20
+)
+LAST_GET = b"GET /posts_synthetic?per_page=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+PADDED_GET = (
+    b"GET /posts_synthetic?per_page=1 HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"p" * 900 + b"\r\n\r\n"
+)
+
+
+def send_cut(app: RunningApp, stream: bytes, *cuts: int) -> bytes:
+    """Send `stream` in pieces cut at `cuts`; everything answered until the server closes."""
+    received = b""
+    with open_connection(app) as connection:
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            for start, end in itertools.pairwise((0, *cuts, len(stream))):
+                connection.sendall(stream[start:end])
+                time.sleep(PAUSE_BETWEEN_PIECES_S)
+            while chunk := connection.recv(65_536):
+                received += chunk
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused: what was answered before is in `received`
+    return received
+
+
+def statuses(answers: bytes) -> Counter[bytes]:
+    return Counter(re.findall(rb"HTTP/1\.1 (\d{3}) ", answers))
+
+
+def test_1300_pipelined_requests_cut_after_64_kib_are_all_answered(app: RunningApp) -> None:
+    """Issue 20: 1,245 answered 200, then a 431 'over 65536 bytes' for a 53-byte request."""
+    stream = SMALL_GET * 1299 + LAST_GET
+    assert statuses(send_cut(app, stream, 66_000)) == {b"200": 1300}
+
+
+def test_pipelined_requests_cut_anywhere_are_all_answered(app: RunningApp) -> None:
+    stream = PADDED_GET * 79 + LAST_GET  # 76 KB: the reads around 64 KiB end inside heads
+    wrong = {}
+    for cut in range(60_000, len(stream), 487):
+        answered = statuses(send_cut(app, stream, cut))
+        if answered != {b"200": 80}:
+            wrong[cut] = answered
+    assert not wrong
+
+
+def test_a_request_pipelined_after_a_large_body_is_answered_wherever_cut(app: RunningApp) -> None:
+    """Issue 20: a POST with a 90 KB body and a pipelined GET, cut inside the GET: 201, 431."""
+    body = json.dumps(post_body(content="A" * 90_000)).encode()
+    post = (
+        b"POST /posts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
+    stream = post + LAST_GET
+    cuts = [*range(1_000, len(post), 11_000), *range(len(post) - 4, len(stream), 3)]
+    wrong = {}
+    for cut in cuts:
+        answered = statuses(send_cut(app, stream, cut))
+        if answered != {b"201": 1, b"200": 1}:
+            wrong[cut] = answered
+    assert not wrong
+
+
+def test_a_pipelined_head_over_the_limit_is_431_wherever_cut(app: RunningApp) -> None:
+    """Its own bytes still count, whichever read they arrive in."""
+    too_large = (
+        b"GET /posts_synthetic?per_page=1 HTTP/1.1\r\nHost: x\r\nX-Padding: "
+        + b"a" * DEFAULT_MAX_HEADER_BYTES
+        + b"\r\n\r\n"
+    )
+    stream = SMALL_GET + too_large
+    for cut in (len(SMALL_GET) + 10, len(SMALL_GET) + 40_000, len(stream) - 10):
+        assert statuses(send_cut(app, stream, cut)) == {b"200": 1, b"431": 1}, cut

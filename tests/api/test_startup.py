@@ -71,3 +71,19 @@ def test_a_malformed_url_is_one_line_without_the_password(app_name, database_url
     assert "Traceback" not in result.stderr and "S3CRETPW" not in result.stderr
     [line] = app_error_lines(result.stderr)
     assert message in line
+
+
+@pytest.mark.parametrize("app_name", APP_NAMES)
+def test_an_at_sign_in_the_password_shows_no_piece_of_it(app_name: str) -> None:
+    """Issue 20's URL, with a password of no English pieces ('SecretAt@Pass' shares 'ass' with
+    'password'): SQLAlchemy ends the password at its first '@', and the app printed the rest,
+    'Pass@127.0.0.1:5999/lab', as the database's host (tests/test_config.py tries more)."""
+    result = run_app_until_exit(app_name, "postgresql://lab:QzvAt@Wxk@127.0.0.1:5999/lab")
+    assert result.returncode != 0
+    [line] = app_error_lines(result.stderr)
+    assert "%40" in line
+    password = "QzvAt@Wxk"
+    output = result.stdout + result.stderr
+    assert not [
+        password[i : i + 3] for i in range(len(password) - 2) if password[i : i + 3] in output
+    ]

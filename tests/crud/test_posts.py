@@ -80,9 +80,9 @@ def test_update_post_replaces_fields_and_bumps_updated_at(session: Session) -> N
     first_updated_at = post.updated_at
     new_moment = datetime(2030, 1, 1, tzinfo=UTC)
     updated = crud.update_post(
-        session=session, post=post, post_in=PostData(title="after", published_at=new_moment)
+        session=session, post_id=post.id, post_in=PostData(title="after", published_at=new_moment)
     )
-    assert updated.title == "after"
+    assert updated is not None and updated.title == "after"
     assert updated.published_at == new_moment
     assert updated.updated_at > first_updated_at
 
@@ -90,16 +90,32 @@ def test_update_post_replaces_fields_and_bumps_updated_at(session: Session) -> N
 def test_update_post_bumps_updated_at_even_without_changes(session: Session) -> None:
     post = crud.create_post(session=session, post_in=PostData())
     first_updated_at = post.updated_at
-    crud.update_post(session=session, post=post, post_in=PostData())
-    assert post.updated_at > first_updated_at
+    updated = crud.update_post(session=session, post_id=post.id, post_in=PostData())
+    assert updated is not None and updated.updated_at > first_updated_at
 
 
 def test_delete_post_is_soft(session: Session) -> None:
     kept, deleted = create_posts_published_at(
         session, datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 1, 2, tzinfo=UTC)
     )
-    crud.delete_post(session=session, post=deleted)
+    assert crud.delete_post(session=session, post_id=deleted.id) is True
     assert crud.get_post(session=session, post_id=deleted.id) is None
     assert [post.id for post in crud.list_posts(session=session, limit=10, offset=0)] == [kept.id]
     row = session.scalars(select(Post).where(Post.id == deleted.id)).one()
     assert row.is_deleted is True
+
+
+def test_update_and_delete_leave_a_deleted_post_alone(session: Session) -> None:
+    post = crud.create_post(session=session, post_in=PostData(title="kept"))
+    assert crud.delete_post(session=session, post_id=post.id) is True
+    assert crud.delete_post(session=session, post_id=post.id) is False
+    assert crud.update_post(session=session, post_id=post.id, post_in=PostData(title="x")) is None
+    session.expire_all()
+    row = session.scalars(select(Post).where(Post.id == post.id)).one()
+    assert (row.title, row.is_deleted) == ("kept", True)
+
+
+def test_update_and_delete_of_missing_or_out_of_range_ids_change_nothing(session: Session) -> None:
+    for post_id in (1, 2**31, -(2**63)):
+        assert crud.update_post(session=session, post_id=post_id, post_in=PostData()) is None
+        assert crud.delete_post(session=session, post_id=post_id) is False

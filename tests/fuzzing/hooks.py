@@ -4,12 +4,11 @@ handling is a pinned, documented difference between the Pydantic majors.
 Each arm must still reject what its schema forbids, except these classes of input, which one
 major or both accept by design (Pydantic's coercions). tests/api/test_differences.py pins each
 one per arm, and README.md's "behaviour differences" table lists them:
-- a number or a boolean for `published_at` (read as Unix time; booleans by Pydantic 1 only),
-  and a date without a time (Pydantic 2 only);
-- a number or a boolean for `title` or `content` (turned into text by Pydantic 1 only);
-- an integer in a path or query written the way Python's int() also reads it: with underscores,
-  full-width digits or surrounding spaces (Pydantic 1), or as an integer-valued float such as
-  "10.0" (Pydantic 2).
+- a number, plain numeric text or a boolean for `published_at` (read as Unix time in seconds;
+  booleans by Pydantic 1 only), and a date without a time (Pydantic 2 only);
+- an integer in a path or query written the way Python's int() also reads it: with underscores
+  or surrounding spaces (both majors), or as an integer-valued float such as "10.0" (Pydantic 2).
+  Only in ASCII: every arm refuses other digits and spaces (commons.routes.AsciiIntegersRoute).
 """
 
 import re
@@ -18,7 +17,7 @@ from typing import Any
 import schemathesis
 from schemathesis.core.failures import AcceptedNegativeData
 
-from commons.input_rules import CONTENT_MAX_LENGTH, TITLE_MAX_LENGTH
+from commons.input_rules import CONTENT_MAX_LENGTH, PLAIN_NUMBER, TITLE_MAX_LENGTH
 
 DATE_WITHOUT_TIME = re.compile(r"\d{4}-\d{2}-\d{2}")
 INTEGER_PARAMETERS = ("post_id", "per_page", "page")
@@ -30,11 +29,11 @@ def is_coerced_scalar(value: Any) -> bool:
 
 
 def is_lenient_integer(value: Any) -> bool:
-    """A string that is no plain ASCII integer but that Pydantic reads as one."""
-    if not isinstance(value, str) or re.fullmatch(r"-?[0-9]+", value):
+    """An ASCII string that is no plain integer but that Pydantic reads as one."""
+    if not isinstance(value, str) or not value.isascii() or re.fullmatch(r"-?[0-9]+", value):
         return False
     try:
-        int(value)  # underscores, full-width digits, surrounding spaces (Pydantic 1)
+        int(value)  # underscores, surrounding spaces
         return True
     except ValueError:
         pass
@@ -47,7 +46,8 @@ def is_lenient_integer(value: Any) -> bool:
 
 def is_pinned_date(value: Any) -> bool:
     return is_coerced_scalar(value) or (
-        isinstance(value, str) and DATE_WITHOUT_TIME.fullmatch(value) is not None
+        isinstance(value, str)
+        and (DATE_WITHOUT_TIME.fullmatch(value) or PLAIN_NUMBER.fullmatch(value)) is not None
     )
 
 
@@ -61,15 +61,13 @@ def has_pinned_input(case: Any) -> bool:
     body = case.body if isinstance(case.body, dict) else {}
     parameters = {**(case.path_parameters or {}), **(case.query or {})}
     integers = [parameters[name] for name in INTEGER_PARAMETERS if name in parameters]
-    pinned = (
-        is_pinned_date(body.get("published_at"))
-        or any(is_coerced_scalar(body.get(field)) for field in TEXT_LIMITS)
-        or any(is_lenient_integer(value) for value in integers)
+    pinned = is_pinned_date(body.get("published_at")) or any(
+        is_lenient_integer(value) for value in integers
     )
     if not pinned:
         return False
     texts_fine = all(
-        field not in body or is_coerced_scalar(body[field]) or is_storable_text(body[field], limit)
+        field not in body or is_storable_text(body[field], limit)
         for field, limit in TEXT_LIMITS.items()
     )
     integers_fine = all(

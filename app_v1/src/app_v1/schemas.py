@@ -4,14 +4,15 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field, validator
+from pydantic import BaseModel, Field, StrictStr, validator
 
 from commons.input_rules import (
     CONTENT_MAX_LENGTH,
     STORABLE_TEXT_PATTERN,
     TEXT_RULES,
     TITLE_MAX_LENGTH,
-    received_moment,
+    UNIX_TIME_RULES,
+    read_unix_seconds,
     reject_unstorable_text,
     to_utc,
 )
@@ -23,20 +24,23 @@ class Order(StrEnum):
 
 
 class PostIn(BaseModel):
-    # The pattern is only published in OpenAPI; reject_unstorable_text enforces it.
-    title: str = Field(
+    # StrictStr: Pydantic 1 would store a JSON number, true or NaN as the text "123", "True",
+    # "nan" (Pydantic 2's str refuses them). The pattern is only published in OpenAPI;
+    # reject_unstorable_text enforces it.
+    title: StrictStr = Field(
         max_length=TITLE_MAX_LENGTH,
         description=TEXT_RULES.format(TITLE_MAX_LENGTH),
         pattern=STORABLE_TEXT_PATTERN,
     )
-    content: str = Field(
+    content: StrictStr = Field(
         max_length=CONTENT_MAX_LENGTH,
         description=TEXT_RULES.format(CONTENT_MAX_LENGTH),
         pattern=STORABLE_TEXT_PATTERN,
     )
-    published_at: datetime
+    published_at: datetime = Field(description=UNIX_TIME_RULES)
 
-    _published_at_in_utc = validator("published_at", allow_reuse=True)(received_moment)
+    _unix_seconds = validator("published_at", pre=True, allow_reuse=True)(read_unix_seconds)
+    _published_at_in_utc = validator("published_at", allow_reuse=True)(to_utc)
     _storable_text = validator("title", "content", allow_reuse=True)(reject_unstorable_text)
 
 

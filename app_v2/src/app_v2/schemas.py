@@ -10,7 +10,8 @@ from commons.input_rules import (
     STORABLE_TEXT_PATTERN,
     TEXT_RULES,
     TITLE_MAX_LENGTH,
-    received_moment,
+    UNIX_TIME_RULES,
+    read_unix_seconds,
     reject_unstorable_text,
     to_utc,
 )
@@ -33,9 +34,10 @@ class PostIn(BaseModel):
         description=TEXT_RULES.format(CONTENT_MAX_LENGTH),
         json_schema_extra={"pattern": STORABLE_TEXT_PATTERN},
     )
-    published_at: datetime
+    published_at: datetime = Field(description=UNIX_TIME_RULES)
 
-    _published_at_in_utc = field_validator("published_at")(received_moment)
+    _unix_seconds = field_validator("published_at", mode="before")(read_unix_seconds)
+    _published_at_in_utc = field_validator("published_at")(to_utc)
     _storable_text = field_validator("title", "content")(reject_unstorable_text)
 
 

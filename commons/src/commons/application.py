@@ -1,6 +1,7 @@
 """Builds a FastAPI app from a schema set: settings, database, routes and error handlers."""
 
 import json
+import logging
 import sys
 
 import fastapi
@@ -10,7 +11,8 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy import Engine
+from sqlalchemy.exc import InterfaceError, InternalError, OperationalError, ProgrammingError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -33,20 +35,13 @@ from commons.health import build_health_router, collect_versions
 from commons.ladder import build_ladder_router
 from commons.routes import SchemaSet, build_posts_router
 
+logger = logging.getLogger(__name__)
+
 
 def build_app(
     *, title: str, schemas: SchemaSet, pydantic_version: str, pydantic_compiled: bool
 ) -> FastAPI:
-    """Fail fast with one line (not a traceback) when the database is missing or unreachable."""
-    try:
-        settings = load_settings()
-        engine = create_database_engine(settings)
-        create_schema(engine)
-    except (ConfigurationError, DatabaseUnavailableError) as error:
-        # SystemExit prints its message to stderr and exits 1, before uvicorn starts serving.
-        print(f"{title}: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
-
+    settings, engine = open_database(title)
     # /docs and /redoc from assets in the installed wheel, not a CDN: they work offline. Their
     # title names the FastAPI too: v2 and v2-latest serve the same code on different releases.
     compiled = "compiled" if pydantic_compiled else "pure Python"
@@ -71,10 +66,26 @@ def build_app(
     app.add_exception_handler(RequestValidationError, answer_validation_error)
     app.add_exception_handler(StarletteHTTPException, answer_http_error)
     for connection_error in (
-        OperationalError, InterfaceError, PoolTimeoutError, DatabaseDeadlineExceeded
+        OperationalError, InterfaceError, PoolTimeoutError, DatabaseDeadlineExceeded,
+        InternalError, ProgrammingError,
     ):  # fmt: skip
         app.add_exception_handler(connection_error, answer_database_error)
     return app
+
+
+def open_database(title: str) -> tuple[Settings, Engine]:
+    """The settings and a database with its schema, or exit at once with one line (not a
+    traceback) when a setting is malformed or the database is missing or unreachable."""
+    try:
+        settings = load_settings()
+        engine = create_database_engine(settings)
+        create_schema(engine)
+    except (ConfigurationError, DatabaseUnavailableError) as error:
+        # Exits 1 before uvicorn starts serving; the message never holds a piece of a password
+        # (commons/config.py).
+        print(f"{title}: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    return settings, engine
 
 
 def uses_database(path: str) -> bool:
@@ -161,7 +172,15 @@ async def answer_http_error(request: Request, error: Exception) -> Response:
 
 
 async def answer_database_error(request: Request, error: Exception) -> JSONResponse:
-    """A database that went away mid-run is a 503 for the client, not an opaque 500."""
+    """A database that went away mid-run is a 503 for the client, not an opaque 500; and so is
+    one that can no longer do what the routes ask (its table gone, read-only, a block it cannot
+    read: ProgrammingError and InternalError), which /health reports the same way. Those are
+    logged, as they may also be a bug."""
+    if isinstance(error, InternalError | ProgrammingError):
+        reason = str(error.orig or error).strip().splitlines()[0]
+        logger.error(
+            "%s %s: database error, answered 503: %s", request.method, request.url.path, reason
+        )
     return JSONResponse(
         {"detail": "Database unavailable"}, status_code=status.HTTP_503_SERVICE_UNAVAILABLE
     )

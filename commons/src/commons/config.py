@@ -2,6 +2,7 @@
 
 import math
 import os
+import re
 from dataclasses import dataclass
 
 from sqlalchemy.engine import URL, make_url
@@ -9,6 +10,11 @@ from sqlalchemy.exc import ArgumentError
 
 EXAMPLE_DATABASE_URL = "postgresql://postgres:postgres@127.0.0.1:5432/postgres"
 URL_SHAPE = "postgresql://user:password@host:port/database"
+SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")  # RFC 3986's scheme characters
+# SQLAlchemy's reading of a URL's user name and password: the name runs to ':' (or '@'), the
+# password to the first '@'. An '@' elsewhere (in the password itself, say) would end the
+# password early and turn its rest into the host, which error messages print.
+USERINFO = re.compile(r"[^:/@]*(?::[^@]*)?@")
 
 
 class ConfigurationError(Exception):
@@ -17,10 +23,14 @@ class ConfigurationError(Exception):
 
 @dataclass(frozen=True)
 class HttpLimits:
-    """Bounds on a request's head (line and headers), enforced by commons/http_protocol.py."""
+    """What a client can make the server hold, enforced by commons/http_protocol.py."""
 
     max_header_bytes: int = 64 * 1024  # a longer head gets 431 (MAX_HEADER_BYTES)
     header_timeout_s: float = 10.0  # a head not complete by then gets 408 (HEADER_TIMEOUT_SECONDS)
+    body_timeout_s: float = 30.0  # a body not complete by then gets 408 (BODY_TIMEOUT_SECONDS)
+    # Bodies received over several reads at once; one more gets 503 (MAX_UNFINISHED_BODIES).
+    max_unfinished_bodies: int = 64
+    max_connections: int = 1000  # one more is answered 503 and closed (MAX_CONNECTIONS)
 
 
 @dataclass(frozen=True)
@@ -37,9 +47,11 @@ class Settings:
 def parse_database_url(raw_url: str) -> URL:
     """Accept `postgresql://`, `postgres://` and `postgresql+psycopg://` URLs; use psycopg 3.
 
-    Errors are one line and never repeat the URL itself: it may hold a password."""
+    Errors are one line and never repeat any part of the URL that could hold a secret: only a
+    well-formed scheme is named, and a URL whose user name and password cannot be told apart
+    from the rest with certainty is refused before any message could show a piece of them."""
     scheme, separator, rest = raw_url.strip().partition("://")
-    if not separator:
+    if not separator or not SCHEME.fullmatch(scheme):
         raise ConfigurationError(f"DATABASE_URL is not a valid URL: expected {URL_SHAPE}")
     backend, _, driver = scheme.partition("+")
     if backend not in ("postgresql", "postgres"):
@@ -51,6 +63,11 @@ def parse_database_url(raw_url: str) -> URL:
             f"DATABASE_URL driver {driver!r} is not supported; "
             "use postgresql:// or postgresql+psycopg://"
         )
+    if "@" in rest and (rest.count("@") > 1 or not USERINFO.match(rest)):
+        raise ConfigurationError(
+            "DATABASE_URL has an '@' that does not end the user name and password; "
+            "write an '@' inside a password, user name or parameter as %40"
+        )
     try:
         url = make_url(f"postgresql+psycopg://{rest}")
     except (ArgumentError, ValueError):  # ValueError: a port that is not a number
@@ -58,7 +75,8 @@ def parse_database_url(raw_url: str) -> URL:
             f"DATABASE_URL is not a valid URL (check the host and port): expected {URL_SHAPE}"
         ) from None
     if url.port is not None and not 1 <= url.port <= 65535:
-        raise ConfigurationError(f"DATABASE_URL's port {url.port} is not a TCP port (1-65535)")
+        # The number is not repeated: in a URL missing its '@host', it is the password.
+        raise ConfigurationError("DATABASE_URL's port is not a TCP port (1-65535)")
     if not url.database:
         # libpq would fall back to a database named after the user, on whatever server its
         # defaults reach: never what was meant.
@@ -114,9 +132,19 @@ def _read_positive_seconds(name: str, default: float) -> float:
 
 
 def load_http_limits() -> HttpLimits:
+    defaults = HttpLimits()
     return HttpLimits(
-        max_header_bytes=_read_positive_int("MAX_HEADER_BYTES", 64 * 1024, minimum=1024),
-        header_timeout_s=_read_positive_seconds("HEADER_TIMEOUT_SECONDS", 10.0),
+        max_header_bytes=_read_positive_int(
+            "MAX_HEADER_BYTES", defaults.max_header_bytes, minimum=1024
+        ),
+        header_timeout_s=_read_positive_seconds(
+            "HEADER_TIMEOUT_SECONDS", defaults.header_timeout_s
+        ),
+        body_timeout_s=_read_positive_seconds("BODY_TIMEOUT_SECONDS", defaults.body_timeout_s),
+        max_unfinished_bodies=_read_positive_int(
+            "MAX_UNFINISHED_BODIES", defaults.max_unfinished_bodies, minimum=1
+        ),
+        max_connections=_read_positive_int("MAX_CONNECTIONS", defaults.max_connections, minimum=1),
     )
 
 

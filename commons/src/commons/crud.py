@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from commons.input_rules import to_utc
@@ -13,6 +13,7 @@ from commons.models import Post
 # posts.id is a PostgreSQL `integer`; anything outside cannot exist, so it is simply not found.
 POST_ID_MIN = -(2**31)
 POST_ID_MAX = 2**31 - 1
+VISIBLE = Post.is_deleted.is_(False)  # not soft-deleted
 
 
 class PostInput(Protocol):
@@ -29,11 +30,7 @@ def list_posts(
     published_at = Post.published_at.desc() if newest_first else Post.published_at.asc()
     post_id = Post.id.desc() if newest_first else Post.id.asc()
     statement = (
-        select(Post)
-        .where(Post.is_deleted.is_(False))
-        .order_by(published_at, post_id)
-        .limit(limit)
-        .offset(offset)
+        select(Post).where(VISIBLE).order_by(published_at, post_id).limit(limit).offset(offset)
     )
     return session.scalars(statement).all()
 
@@ -59,17 +56,43 @@ def create_post(*, session: Session, post_in: PostInput) -> Post:
     return post
 
 
-def update_post(*, session: Session, post: Post, post_in: PostInput) -> Post:
-    post.title = post_in.title
-    post.content = post_in.content
-    post.published_at = to_utc(post_in.published_at)
-    # Bump even when nothing changed: a PUT is a write, and SQLAlchemy skips no-op UPDATEs.
-    post.updated_at = func.now()
+# Update and delete are one statement each, whose WHERE clause holds the condition and whose
+# RETURNING says whether it held: under READ COMMITTED, a statement that waited for a concurrent
+# change to the row re-checks `NOT is_deleted` on the row as that change left it, so of racing
+# DELETEs exactly one matches, and a PUT that comes after a DELETE matches nothing. Every 2xx is
+# then exactly one row change. (Reading first and writing after, as the ORM's unit of work does,
+# answered 204 to several DELETEs of one post and 200 to PUTs that wrote to a deleted one. A row
+# lock, SELECT ... FOR UPDATE, would also be exact, but costs a second round trip.)
+def update_post(*, session: Session, post_id: int, post_in: PostInput) -> Post | None:
+    """The updated post, or None when it does not exist or was (soft) deleted."""
+    if not POST_ID_MIN <= post_id <= POST_ID_MAX:
+        return None
+    statement = (
+        update(Post)
+        .where(Post.id == post_id, VISIBLE)
+        .values(
+            title=post_in.title,
+            content=post_in.content,
+            published_at=to_utc(post_in.published_at),
+            # Bumped even when nothing else changes: a PUT is a write.
+            updated_at=func.now(),
+        )
+        .returning(Post)
+    )
+    # populate_existing: a post this session already holds takes the returned values.
+    post = session.scalars(statement, execution_options={"populate_existing": True}).one_or_none()
     session.commit()
     return post
 
 
-def delete_post(*, session: Session, post: Post) -> None:
-    """Soft delete: the row stays, but reads no longer see it."""
-    post.is_deleted = True
+def delete_post(*, session: Session, post_id: int) -> bool:
+    """Soft delete: the row stays, but reads no longer see it. False when there was no visible
+    post to delete."""
+    if not POST_ID_MIN <= post_id <= POST_ID_MAX:
+        return False
+    statement = (
+        update(Post).where(Post.id == post_id, VISIBLE).values(is_deleted=True).returning(Post.id)
+    )
+    found = session.execute(statement).scalar_one_or_none() is not None
     session.commit()
+    return found

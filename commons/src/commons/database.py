@@ -5,7 +5,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from commons.config import Settings, describe_database_host
@@ -66,11 +66,14 @@ def describe_database_error(engine: Engine, error: DBAPIError) -> str:
     return f"cannot use the database at {describe_database_host(engine.url)}: {reason}"
 
 
-def database_is_reachable(engine: Engine) -> bool:
+def database_serves_posts(engine: Engine) -> bool:
+    """Whether the routes can use the database: connect, within the request's deadline, and
+    read the posts table. (`SELECT 1` alone answered while the table could not be read, and
+    /health said ok while /posts failed.)"""
     try:
         with engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
-    except (DBAPIError, DatabaseDeadlineExceeded):
+            connection.execute(text("SELECT 1 FROM posts LIMIT 1"))
+    except (SQLAlchemyError, DatabaseDeadlineExceeded):
         return False
     return True
 

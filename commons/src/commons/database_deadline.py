@@ -215,7 +215,10 @@ class DatabaseSlotsMiddleware:
         if scope["method"] not in BODILESS_METHODS:
             # Read the body (BodySizeLimit, outside, bounds it) before taking a slot: a client
             # trickling its upload must not hold a slot, nor start the deadline, meanwhile.
-            receive = await buffered(receive)
+            whole_body = await buffered(receive)
+            if whole_body is None:
+                return  # the client left (or its body timed out): nobody to answer
+            receive = whole_body
         deadline = time.monotonic() + self.slots.timeout_s
         try:
             await self.slots.acquire()
@@ -241,13 +244,14 @@ class DatabaseSlotsMiddleware:
                 self.slots.release()
 
 
-async def buffered(receive: Receive) -> Receive:
-    """Read the whole request body now; the returned receive replays it, then passes on."""
+async def buffered(receive: Receive) -> Receive | None:
+    """Read the whole request body now; the returned receive replays it, then passes on. None
+    when the client leaves first: what was read is let go at once."""
     chunks = []
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            break  # the client left: the app will see it when it asks
+            return None
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}

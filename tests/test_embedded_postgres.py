@@ -1,0 +1,66 @@
+"""The embedded PostgreSQL's wrapper notices when its server dies, and says so in one line."""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from commons.embedded_postgres import embedded_postgres
+from tests.app_processes import REPOSITORY_ROOT
+
+# Far above the wrapper's half-second look, so only a wrapper that never notices reaches it.
+NOTICE_TIMEOUT_S = 60
+
+
+def test_watch_reports_a_death_and_not_a_restart() -> None:
+    notices: list[str] = []
+    noticed = threading.Event()
+
+    def on_death(notice: str) -> None:
+        notices.append(notice)
+        noticed.set()
+
+    with embedded_postgres() as server:
+        server.watch(on_death)
+        server.restart()  # down on purpose, and a new postmaster after it
+        assert server.death_notice() is None
+        assert server.pid is not None
+        os.kill(server.pid, signal.SIGKILL)
+        assert noticed.wait(NOTICE_TIMEOUT_S), "the death was never noticed"
+        data_dir = server.data_dir
+    # Leaving the block stopped what was left, quietly, and deleted the data.
+    assert not data_dir.exists()
+    [notice] = notices
+    assert "stopped on its own" in notice and "\n" not in notice
+
+
+def test_the_wrapper_says_in_one_line_that_its_server_died() -> None:
+    wrapper = subprocess.Popen(
+        [sys.executable, "-m", "commons.embedded_postgres"],
+        cwd=REPOSITORY_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wrapper.stdout is not None
+        url = wrapper.stdout.readline().strip().removeprefix("DATABASE_URL=")
+        [socket_dir] = parse_qs(urlsplit(url).query)["host"]
+        data_dir = Path(socket_dir)  # pgserver puts the socket in the data directory
+        postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
+        os.kill(postmaster, signal.SIGKILL)
+        _, errors = wrapper.communicate(timeout=NOTICE_TIMEOUT_S)
+    finally:
+        if wrapper.poll() is None:
+            wrapper.terminate()
+            wrapper.communicate()
+    assert wrapper.returncode == 1
+    assert "Traceback" not in errors
+    [notice] = [line for line in errors.splitlines() if "running" not in line]
+    assert notice.startswith(
+        f"Error: the embedded PostgreSQL (pid {postmaster}) stopped on its own"
+    )
+    assert not data_dir.exists()
