@@ -71,11 +71,8 @@ def test_non_postgresql_database_url_is_refused(tmp_path) -> None:
     assert "must be a PostgreSQL URL" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "signal_number", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "terminal-closed"]
-)
-def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> None:
-    before = lab_processes()
+def start_long_run(tmp_path) -> subprocess.Popen[str]:
+    """A run far longer than any test, waited on until the apps and locust are up."""
     runner = subprocess.Popen(
         runner_command(
             "--pairs",
@@ -100,18 +97,52 @@ def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> Non
         text=True,
     )
     deadline = time.monotonic() + 120
-    # Wait until the app and locust are up (the warm-up has started), then press "Ctrl-C".
+    # Wait until the app and locust are up (the warm-up has started).
     while time.monotonic() < deadline and not any(
         "locust" in command_line for command_line in _child_command_lines(runner.pid)
     ):
         assert runner.poll() is None, runner.communicate()[1]
         time.sleep(0.2)
+    return runner
+
+
+@pytest.mark.parametrize(
+    "signal_number", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "terminal-closed"]
+)
+def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> None:
+    before = lab_processes()
+    runner = start_long_run(tmp_path)
     assert lab_processes() - before, "nothing was started before the interrupt"
     runner.send_signal(signal_number)
     _, stderr = runner.communicate(timeout=60)
     assert runner.returncode == 130
     assert "interrupted; everything it started was stopped" in stderr
     assert "Traceback" not in stderr
+    time.sleep(0.5)
+    assert lab_processes() - before == set()
+
+
+def test_a_dead_embedded_postgresql_stops_the_run_in_one_line(tmp_path) -> None:
+    import psutil
+
+    before = lab_processes()
+    runner = start_long_run(tmp_path)
+    [postmaster] = [
+        pid
+        for pid in lab_processes() - before
+        if "/bin/postgres" in " ".join(psutil.Process(pid).cmdline()[:1])
+    ]
+    os.kill(postmaster, signal.SIGKILL)
+    _, stderr = runner.communicate(timeout=60)
+    assert runner.returncode == 1
+    assert "Traceback" not in stderr
+    *progress, line = error_lines(stderr)  # in a log, progress lines go to stderr too
+    assert all(not earlier.startswith("./test.sh") for earlier in progress)
+    assert line.startswith(f"./test.sh: error: the embedded PostgreSQL (pid {postmaster}) ")
+    assert line.endswith(
+        "stopped on its own (killed, crashed or out of memory): nothing can use "
+        "it any more; everything it started was stopped"
+    )
     time.sleep(0.5)
     assert lab_processes() - before == set()
 

@@ -8,7 +8,7 @@ from typing import NoReturn, cast
 
 from rich.console import Console
 
-from loadtest.lab.errors import LabError
+from loadtest.lab.errors import LabError, raised_elsewhere
 from loadtest.modes.benchmark import command as benchmark
 from loadtest.modes.dataset import command as dataset
 from loadtest.modes.ladder import command as ladder
@@ -137,6 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        if raised_elsewhere:  # a watcher thread stopped the run
+            print(
+                f"{PROGRAM}: error: {raised_elsewhere[0]}; everything it started was stopped",
+                file=sys.stderr,
+            )
+            return 1
         print(f"{PROGRAM}: interrupted; everything it started was stopped", file=sys.stderr)
         return 130
     return 0

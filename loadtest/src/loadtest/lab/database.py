@@ -20,7 +20,7 @@ from commons.database import (
     create_schema,
 )
 from commons.embedded_postgres import start_embedded_postgres
-from loadtest.lab.errors import LabError
+from loadtest.lab.errors import LabError, interrupt_main_with
 
 # Its own database, so DATABASE_URL may point at a server holding real data.
 BENCHMARK_DATABASE = "pydantic_lab_bench"
@@ -60,6 +60,9 @@ def provide_database(stack: ExitStack) -> BenchmarkDatabase:
         except Exception as error:  # noqa: BLE001 - any start failure is reported in one line
             raise LabError(f"could not start the embedded PostgreSQL: {error}") from None
         stack.callback(server.stop)
+        # A server that dies mid-run stops the run with one line, rather than window after
+        # window of failed requests.
+        server.watch(lambda notice: interrupt_main_with(LabError(notice)))
         server_url, server_pid = parse_database_url(server.url), server.pid
 
     admin_url = libpq_url(server_url)
