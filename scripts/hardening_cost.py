@@ -111,7 +111,7 @@ async def bare_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             "headers": [(b"content-type", b"application/json"), (b"content-length", b"2")],
         }
     )
-    await send({"type": "http.response.body", "body": b"{}"})  # fmt: skip
+    await send({"type": "http.response.body", "body": b"{}"})
 
 
 class Connection:

@@ -41,8 +41,21 @@ def find_free_port() -> int:
 def app_command(app_name: str, port: int) -> list[str]:
     uv = shutil.which("uv") or "uv"
     arm = ARMS[app_name]
-    return [uv, "run", "--locked", "--project", arm.environment, "uvicorn", arm.module,
-            "--host", "127.0.0.1", "--port", str(port), "--http", HTTP_PROTOCOL]  # fmt: skip
+    return [
+        uv,
+        "run",
+        "--locked",
+        "--project",
+        arm.environment,
+        "uvicorn",
+        arm.module,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--http",
+        HTTP_PROTOCOL,
+    ]
 
 
 @dataclass

@@ -53,9 +53,13 @@ def test_parse_database_url_rejects_other_databases(raw_url: str, message_part: 
 
 @pytest.mark.parametrize(
     "raw_url",
-    ["lab:S3CRETPW@127.0.0.1:1/lab", "postgresql://lab:S3CRETPW@127.0.0.1:abc/lab",
-     "mysql://lab:S3CRETPW@h/db", "postgresql://lab:S3CRETPW@h:5432"],
-)  # fmt: skip
+    [
+        "lab:S3CRETPW@127.0.0.1:1/lab",
+        "postgresql://lab:S3CRETPW@127.0.0.1:abc/lab",
+        "mysql://lab:S3CRETPW@h/db",
+        "postgresql://lab:S3CRETPW@h:5432",
+    ],
+)
 def test_errors_never_show_the_password(raw_url: str) -> None:
     with pytest.raises(ConfigurationError) as error:
         parse_database_url(raw_url)
@@ -113,7 +117,9 @@ def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None
     settings = load_settings()
     assert settings.database_timeout_s == 2.5
     assert (settings.http_limits.max_header_bytes, settings.http_limits.header_timeout_s) == (
-        8192, 3.0)  # fmt: skip
+        8192,
+        3.0,
+    )
     limits = settings.http_limits
     assert limits.body_timeout_s == 4.5
     assert (limits.max_unfinished_bodies, limits.max_connections) == (8, 100)

@@ -27,10 +27,21 @@ pytestmark = pytest.mark.skipif(
 def rendered_dom(url: str, profile_dir: str) -> str:
     """The page's DOM after its scripts ran, as headless Chromium saw it offline."""
     result = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile_dir}",
-         "--proxy-server=http://127.0.0.1:9", "--virtual-time-budget=15000", "--dump-dom", url],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--user-data-dir={profile_dir}",
+            "--proxy-server=http://127.0.0.1:9",
+            "--virtual-time-budget=15000",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout
 

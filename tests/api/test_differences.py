@@ -42,11 +42,14 @@ def test_boolean_datetime_is_read_as_a_timestamp_by_v1_only(running_apps) -> Non
     [
         ("2024-01-01t10:00:00z", None, "2024-01-01T10:00:00Z"),  # lower-case t and z
         ("2024-01-01T10:00:00.1234567890123Z", None, "2024-01-01T10:00:00.123456Z"),  # 13 digits
-        ("2024-01-01T10:00:00.123456789012Z", "2024-01-01T10:00:00.123456+00:00",
-         "2024-01-01T10:00:00.123456Z"),  # 12 fractional digits: Pydantic 1's most
+        (
+            "2024-01-01T10:00:00.123456789012Z",
+            "2024-01-01T10:00:00.123456+00:00",
+            "2024-01-01T10:00:00.123456Z",
+        ),  # 12 fractional digits: Pydantic 1's most
         ("2024-1-2T10:00:00Z", "2024-01-02T10:00:00+00:00", None),  # one-digit month and day
     ],
-)  # fmt: skip
+)
 def test_date_time_spellings_that_one_major_reads(
     running_apps, published_at: str, v1_answer: str | None, v2_answer: str | None
 ) -> None:
@@ -103,8 +106,9 @@ def test_infinite_dates_are_refused_by_every_arm(running_apps, raw_value: str) -
     """Pydantic 1 read these as 9999-12-31 or 0001-01-01; commons.input_rules refuses them."""
     raw = f'{{"title": "t", "content": "c", "published_at": {raw_value}}}'
     for arm, app in running_apps.items():
-        response = httpx.post(f"{app.base_url}/posts", content=raw,
-                              headers={"content-type": "application/json"})  # fmt: skip
+        response = httpx.post(
+            f"{app.base_url}/posts", content=raw, headers={"content-type": "application/json"}
+        )
         assert response.status_code == 422, (arm, response.text)
         assert response.json()["detail"][0]["loc"] == ["body", "published_at"]
 
@@ -150,9 +154,21 @@ def test_numbers_as_dates_are_unix_seconds_in_every_arm(running_apps, published_
 
 @pytest.mark.parametrize(
     "published_at",
-    [253402300800, -62135596801, 10**20, -(10**20), "253402300800", 253402300799.9999999,
-     "1e3", " 12", "1_000", "nan", "inf", "0x10"],
-)  # fmt: skip
+    [
+        253402300800,
+        -62135596801,
+        10**20,
+        -(10**20),
+        "253402300800",
+        253402300799.9999999,
+        "1e3",
+        " 12",
+        "1_000",
+        "nan",
+        "inf",
+        "0x10",
+    ],
+)
 def test_numbers_beyond_the_datetime_range_or_oddly_spelled_are_refused_by_every_arm(
     running_apps, published_at
 ) -> None:
@@ -172,8 +188,9 @@ def test_text_fields_refuse_other_json_in_every_arm(running_apps, raw_value, fie
     body = post_body(**{field: "PLACEHOLDER"})
     raw = json.dumps(body).replace('"PLACEHOLDER"', raw_value)
     for arm, app in running_apps.items():
-        response = httpx.post(f"{app.base_url}/posts", content=raw,
-                              headers={"content-type": "application/json"})  # fmt: skip
+        response = httpx.post(
+            f"{app.base_url}/posts", content=raw, headers={"content-type": "application/json"}
+        )
         assert response.status_code == 422, (arm, response.text)
         [error] = response.json()["detail"]
         assert error["loc"] == ["body", field], arm
@@ -184,7 +201,8 @@ def test_underscores_in_an_id_are_read_as_digits_by_every_arm(running_apps) -> N
     """Python's int() reads '2_0_2_9_0' as 20290, in both majors: documented, not refused."""
     for arm, app in running_apps.items():
         assert httpx.get(f"{app.base_url}/posts/2_0_2_9_0").json() == {
-            "detail": "Post not found"}, arm  # fmt: skip
+            "detail": "Post not found"
+        }, arm
 
 
 def test_ascii_spaces_around_an_integer_are_read_by_every_arm(running_apps) -> None:

@@ -28,8 +28,14 @@ def test_health_reports_versions_and_database(client: httpx.Client, app: Running
     assert (body["status"], body["database"]) == ("ok", "ok")
     versions = body["versions"]
     assert set(versions) == {
-        "python", "fastapi", "starlette", "pydantic", "pydantic_compiled", "sqlalchemy", "psycopg"
-    }  # fmt: skip
+        "python",
+        "fastapi",
+        "starlette",
+        "pydantic",
+        "pydantic_compiled",
+        "sqlalchemy",
+        "psycopg",
+    }
     assert versions["pydantic"].startswith(EXPECTED_PYDANTIC_MAJOR[app.name])
     if app.name == "v2-latest":
         assert version_tuple(versions["fastapi"]) >= LATEST_FASTAPI_AT_LEAST

@@ -44,7 +44,9 @@ def test_titles_and_contents_are_bounded_by_the_schema(client: httpx.Client) -> 
     assert too_long.json()["detail"][0]["loc"] == ["body", "title"]
     long_content = post_body(content="C" * (CONTENT_MAX_LENGTH + 1))
     assert client.post("/posts", json=long_content).json()["detail"][0]["loc"] == [
-        "body", "content"]  # fmt: skip
+        "body",
+        "content",
+    ]
 
 
 def test_openapi_states_the_bounds_and_the_413(app: RunningApp, client: httpx.Client) -> None:

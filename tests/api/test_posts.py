@@ -87,8 +87,10 @@ def test_list_posts_orders_and_paginates(client: httpx.Client) -> None:
         for page in (0, 1, 2)
     ]
     assert [[post["id"] for post in page] for page in pages] == [
-        oldest_first[:2], oldest_first[2:], []
-    ]  # fmt: skip
+        oldest_first[:2],
+        oldest_first[2:],
+        [],
+    ]
 
 
 def test_list_posts_defaults_to_ten_per_page(client: httpx.Client) -> None:

@@ -21,11 +21,24 @@ MAX_EXAMPLES = 100
 def schemathesis_command(app: RunningApp) -> list[str]:
     cli = Path(sys.executable).parent / "st"  # the commons environment's, where pytest runs
     return [
-        str(cli), "--no-color", "--config-file", str(FUZZING / "schemathesis.toml"),
-        "run", f"{app.base_url}/openapi.json",
-        "--checks", "all", "--seed", str(SEED), "--max-examples", str(MAX_EXAMPLES),
-        "--workers", "1", "--request-timeout", "30", "--continue-on-failure",
-    ]  # fmt: skip
+        str(cli),
+        "--no-color",
+        "--config-file",
+        str(FUZZING / "schemathesis.toml"),
+        "run",
+        f"{app.base_url}/openapi.json",
+        "--checks",
+        "all",
+        "--seed",
+        str(SEED),
+        "--max-examples",
+        str(MAX_EXAMPLES),
+        "--workers",
+        "1",
+        "--request-timeout",
+        "30",
+        "--continue-on-failure",
+    ]
 
 
 @pytest.mark.timeout(600)

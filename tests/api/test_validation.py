@@ -153,14 +153,20 @@ def test_a_422_stays_small_and_keeps_the_field_detail(client: httpx.Client, body
 @pytest.mark.parametrize(
     ("raw", "headers", "reason"),
     [
-        (b'{"title": "\xff", "content": "c", "published_at": "2024-01-01T00:00:00Z"}', {},
-         "not valid UTF-8"),
+        (
+            b'{"title": "\xff", "content": "c", "published_at": "2024-01-01T00:00:00Z"}',
+            {},
+            "not valid UTF-8",
+        ),
         (b"[" * 100_000, {}, "nested too deeply"),
-        (gzip.compress(json.dumps(post_body()).encode()), {"content-encoding": "gzip"},
-         "Content-Encoding 'gzip' is not accepted"),
+        (
+            gzip.compress(json.dumps(post_body()).encode()),
+            {"content-encoding": "gzip"},
+            "Content-Encoding 'gzip' is not accepted",
+        ),
     ],
     ids=["invalid UTF-8", "100k-deep", "gzip"],
-)  # fmt: skip
+)
 def test_an_unreadable_body_is_a_422_that_says_why(client, raw: bytes, headers, reason) -> None:
     response = client.post(
         "/posts", content=raw, headers={"content-type": "application/json", **headers}

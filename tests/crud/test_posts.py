@@ -50,9 +50,12 @@ def test_create_post_offset_aware_datetime_is_the_same_instant(session: Session)
 def test_list_posts_orders_by_published_at_then_id(session: Session) -> None:
     same_moment = datetime(2024, 3, 1, tzinfo=UTC)
     late, early, tie_a, tie_b = create_posts_published_at(
-        session, datetime(2025, 1, 1, tzinfo=UTC), datetime(2023, 1, 1, tzinfo=UTC),
-        same_moment, same_moment,
-    )  # fmt: skip
+        session,
+        datetime(2025, 1, 1, tzinfo=UTC),
+        datetime(2023, 1, 1, tzinfo=UTC),
+        same_moment,
+        same_moment,
+    )
     ascending = crud.list_posts(session=session, limit=10, offset=0)
     assert [post.id for post in ascending] == [early.id, tie_a.id, tie_b.id, late.id]
     descending = crud.list_posts(session=session, limit=10, offset=0, newest_first=True)

@@ -66,9 +66,13 @@ def build_app(
     app.add_exception_handler(RequestValidationError, answer_validation_error)
     app.add_exception_handler(StarletteHTTPException, answer_http_error)
     for connection_error in (
-        OperationalError, InterfaceError, PoolTimeoutError, DatabaseDeadlineExceeded,
-        InternalError, ProgrammingError,
-    ):  # fmt: skip
+        OperationalError,
+        InterfaceError,
+        PoolTimeoutError,
+        DatabaseDeadlineExceeded,
+        InternalError,
+        ProgrammingError,
+    ):
         app.add_exception_handler(connection_error, answer_database_error)
     return app
 

@@ -16,9 +16,15 @@ BODILESS_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})
 async def send_json(
     send: Send, status: int, body: bytes, headers: tuple[tuple[bytes, bytes], ...] = ()
 ) -> None:
-    await send({
-        "type": "http.response.start", "status": status,
-        "headers": [(b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()), *headers],
-    })  # fmt: skip
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -49,6 +49,11 @@ def bounded_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 entry[key] = bounded(entry[key])
         kept.append(entry)
     if len(errors) > MAX_ERRORS:
-        kept.append({"loc": [], "msg": f"{len(errors) - MAX_ERRORS:,} more errors not listed",
-                     "type": "too_many_errors"})  # fmt: skip
+        kept.append(
+            {
+                "loc": [],
+                "msg": f"{len(errors) - MAX_ERRORS:,} more errors not listed",
+                "type": "too_many_errors",
+            }
+        )
     return kept

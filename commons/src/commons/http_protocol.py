@@ -209,8 +209,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self.head_bytes == 0:
             self.transport.close()  # nothing was asked: nothing to answer
             return
-        self.refuse(408, b"Request line and headers not received within %g s "
-                    b"(HEADER_TIMEOUT_SECONDS)" % LIMITS.header_timeout_s)  # fmt: skip
+        self.refuse(
+            408,
+            b"Request line and headers not received within %g s "
+            b"(HEADER_TIMEOUT_SECONDS)" % LIMITS.header_timeout_s,
+        )
 
     def begin_unfinished_body(self) -> None:
         if self.transport.get_protocol() is not self:
