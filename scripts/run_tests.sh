@@ -34,10 +34,12 @@ uv run --locked --project commons ruff format --check .
 uv run --locked --project loadtest mypy
 
 # pytest-xdist workers: most tests wait on real servers and on fixed-length load windows, not on
-# the CPU. loadscope keeps a module's tests on one worker, so a module's shared real run (or
-# server) starts once. The harness's real runs load both CPUs, so no more than two at a time.
+# the CPU. In tests/, loadgroup spreads the tests one by one (schemathesis' four long runs among
+# them) but keeps a module marked xdist_group, whose servers are shared, on one worker; in the
+# harness, loadscope keeps each module's shared real run on one worker, and its real runs load
+# both CPUs, so no more than two at a time.
 echo "== tests: commons and every app (tests/)"
-uv run --locked --project commons pytest -n 3 --dist loadscope --durations=10 "$@"
+uv run --locked --project commons pytest -n 3 --dist loadgroup --durations=10 "$@"
 
 echo "== tests: the benchmark harness (loadtest/harness_tests/; a few short real runs)"
 # -v: a line per test, so the real runs do not look like a hang.

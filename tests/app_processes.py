@@ -1,4 +1,5 @@
-"""Test-only helpers: start an app with the README's own command and wait until it serves."""
+"""Test-only helpers: start an app with the command docs/operations.md gives, and wait until
+it serves."""
 
 import os
 import random

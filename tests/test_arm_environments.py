@@ -36,3 +36,24 @@ def test_v2_latest_has_no_code_of_its_own() -> None:
     assert project["tool"]["uv"]["package"] is False
     assert project["tool"]["uv"]["sources"]["app-v2"]["path"] == "../app_v2"
     assert not (REPOSITORY_ROOT / "app_v2_latest" / "src").exists()
+
+
+# Pydantic 2 brings pydantic-core and its own small dependencies along.
+MOVED_WITH_PYDANTIC_2 = {"pydantic", "pydantic-core", "annotated-types", "typing-inspection"}
+
+
+def test_v1_shim_locks_v1s_versions_except_pydantic_which_is_v2s() -> None:
+    v1, shim, v2 = (locked_versions(project) for project in ("app_v1", "app_v1_shim", "app_v2"))
+    changed = {name for name in v1.keys() & shim.keys() if v1[name] != shim[name]}
+    assert changed == {"pydantic"}, changed
+    assert shim.keys() - v1.keys() <= MOVED_WITH_PYDANTIC_2, shim.keys() - v1.keys()
+    assert v1.keys() <= shim.keys(), "v1-shim lost a package v1 has"
+    assert shim["pydantic"] == v2["pydantic"] and shim["fastapi"] == v1["fastapi"]
+
+
+def test_v1_shim_has_no_code_of_its_own() -> None:
+    """One copy of the Pydantic 1 app: v1-shim runs app_v1's module from its own environment."""
+    project = tomllib.loads((REPOSITORY_ROOT / "app_v1_shim/pyproject.toml").read_text())
+    assert project["tool"]["uv"]["package"] is False
+    assert project["tool"]["uv"]["sources"]["app-v1"]["path"] == "../app_v1"
+    assert not (REPOSITORY_ROOT / "app_v1_shim" / "src").exists()

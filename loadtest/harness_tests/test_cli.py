@@ -21,7 +21,7 @@ def test_defaults_match_the_documented_run() -> None:
     assert (settings.repeats, settings.pairs, settings.window_s, settings.users) == (2, 30, 0.6, 10)
     assert settings.dataset_size == 10_000 and settings.apps == ("v1", "v2", "v2-latest")
     assert settings.startup_samples == 5
-    assert settings.ports == {"v1": 8001, "v2": 8002, "v2-latest": 8003}
+    assert settings.ports == {"v1": 8001, "v1-shim": 8004, "v2": 8002, "v2-latest": 8003}
     assert settings.comparisons == [("v2", "v1"), ("v2-latest", "v1"), ("v2-latest", "v2")]
     assert settings.pin and settings.calibrate
     assert settings_for("run") == settings  # the default mode has a name too
@@ -70,6 +70,13 @@ def test_where_the_time_goes_modes_compare_v1_and_v2_with_their_own_rounds() -> 
     assert settings_for("micro", "--quick").plan.processes == 2
 
 
+def test_the_halfway_arm_joins_on_request_in_the_migration_paths_order() -> None:
+    settings = settings_for("--quick", "--apps", "v2,v1-shim,v1")
+    assert settings.apps == ("v1", "v1-shim", "v2")
+    assert settings.comparisons == [("v1-shim", "v1"), ("v2", "v1")]
+    assert "v1-shim" not in settings_for().apps  # four arms would not fit a default run
+
+
 def test_comparisons_follow_the_arms_that_run() -> None:
     assert settings_for("--apps", "v2,v2-latest").comparisons == [("v2-latest", "v2")]
     assert settings_for("--apps", "v1,v2-latest").comparisons == [("v2-latest", "v1")]
@@ -87,14 +94,14 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
     [
         (["--repeats", "0"], "0 must be at least 1"),
         (["--users", "many"], "'many' is not a whole number"),
-        (["--apps", "v3"], "choose from v1, v2, v2-latest"),
+        (["--apps", "v3"], "choose from v1, v1-shim, v2, v2-latest"),
         (["--scenarios", ""], "choose from read, synthetic, write"),
         (["--warmup", "0.5"], "between 1 and 3600 seconds"),
         (["--window", "0.3"], "must be between 0.4 and 600 seconds"),
         (["--pairs", "-3"], "-3 must be at least 1"),
         (["--dataset", "99"], "99 is below 100, the READ page size"),
         (["--port-v1", "70000"], "70000 is not a TCP port (1-65535)"),
-        (["--apps", "v1,v1"], "choose from v1, v2, v2-latest"),
+        (["--apps", "v1,v1"], "choose from v1, v1-shim, v2, v2-latest"),
         (["--startup-samples", "-1"], "-1 must be between 0 and 100"),
         (["--port-v2-latest", "0"], "0 must be at least 1"),
         (["--bogus"], "unrecognized arguments: --bogus (see ./test.sh run --help)"),

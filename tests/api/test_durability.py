@@ -15,6 +15,9 @@ from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import recreate_database
 from tests.factories import post_body
 
+# Its module-scoped servers start once: the module runs on one pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("test_durability")
+
 WRITERS = 8
 # Bounds on the load, so a test ends whatever the server does.
 LOAD_LIMIT_S = 60

@@ -18,6 +18,9 @@ from commons.embedded_postgres import EmbeddedPostgres, embedded_postgres
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import recreate_database
 
+# Its module-scoped servers start once: the module runs on one pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("test_frozen_database")
+
 DATABASE_TIMEOUT_S = 2
 # Far above the configured bound, so only a hang (the bug) can reach it; how fast the 503 comes
 # is the benchmark's business, not this test's.

@@ -6,11 +6,13 @@ import httpx
 import psycopg
 import pytest
 
+from commons.arms import ARMS
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import drop_database, recreate_database
 from tests.factories import post_body
 
-EXPECTED_PYDANTIC_MAJOR = {"v1": "1.10.", "v2": "2.", "v2-latest": "2."}
+# The installed Pydantic: v1-shim runs app_v1's code on Pydantic 2 (through pydantic.v1).
+EXPECTED_PYDANTIC_MAJOR = {"v1": "1.10.", "v1-shim": "2.", "v2": "2.", "v2-latest": "2."}
 PINNED_FASTAPI = "0.125.0"  # v1 and v2: the same FastAPI, so Pydantic is their only difference
 # v2-latest exists for FastAPI's newer response path: 0.130 serialises with Pydantic's Rust
 # serializer when a route has a response model.
@@ -27,6 +29,7 @@ def test_health_reports_versions_and_database(client: httpx.Client, app: Running
     body = response.json()
     assert (body["status"], body["database"]) == ("ok", "ok")
     versions = body["versions"]
+    runs_v1_code = ARMS[app.name].package == "app_v1"
     assert set(versions) == {
         "python",
         "fastapi",
@@ -35,7 +38,10 @@ def test_health_reports_versions_and_database(client: httpx.Client, app: Running
         "pydantic_compiled",
         "sqlalchemy",
         "psycopg",
+        *(["pydantic_v1"] if runs_v1_code else []),
     }
+    if runs_v1_code:  # the pydantic.v1 it runs on: 1.10's own, or the one inside Pydantic 2
+        assert versions["pydantic_v1"].startswith("1.10.")
     assert versions["pydantic"].startswith(EXPECTED_PYDANTIC_MAJOR[app.name])
     if app.name == "v2-latest":
         assert version_tuple(versions["fastapi"]) >= LATEST_FASTAPI_AT_LEAST
@@ -44,6 +50,21 @@ def test_health_reports_versions_and_database(client: httpx.Client, app: Running
     assert versions["sqlalchemy"].startswith("2.")
     assert versions["psycopg"].startswith("3.")
     assert isinstance(versions["pydantic_compiled"], bool)
+
+
+def test_v1_shim_is_v1s_code_on_pure_python_pydantic_v1(
+    running_apps: dict[str, RunningApp],
+) -> None:
+    """The halfway step: the same FastAPI and libraries as v1, the same pydantic.v1 version,
+    on Pydantic 2, where pydantic.v1 is pure Python (1.10's PyPI wheels are compiled)."""
+    v1, shim, v2 = (
+        httpx.get(f"{running_apps[arm].base_url}/health").json()["versions"]
+        for arm in ("v1", "v1-shim", "v2")
+    )
+    for library in ("python", "fastapi", "starlette", "sqlalchemy", "psycopg"):
+        assert shim[library] == v1[library], library
+    assert shim["pydantic"] == v2["pydantic"] and shim["pydantic_v1"] == v1["pydantic_v1"]
+    assert (v1["pydantic_compiled"], shim["pydantic_compiled"]) == (True, False)
 
 
 def test_both_apps_share_everything_but_pydantic(running_apps: dict[str, RunningApp]) -> None:
@@ -73,9 +94,13 @@ def test_docs_and_openapi_are_served(client: httpx.Client) -> None:
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
     info = client.get("/openapi.json").json()["info"]
     versions = client.get("/health").json()["versions"]
-    # v2 and v2-latest run the same code: their /docs say which FastAPI each runs.
+    # v2 and v2-latest run the same code, and so do v1 and v1-shim: their /docs say which
+    # FastAPI, and which Pydantic under pydantic.v1, each runs.
+    shim = "pydantic_v1" in versions and versions["pydantic_v1"] != versions["pydantic"]
+    code_major = "1" if "pydantic_v1" in versions else versions["pydantic"][0]
+    runs_on = f"Pydantic {versions['pydantic']}'s pydantic.v1 and " if shim else ""
     assert info["title"] == (
-        f"Pydantic v{versions['pydantic'][0]} lab on FastAPI {versions['fastapi']}"
+        f"Pydantic v{code_major} lab on {runs_on}FastAPI {versions['fastapi']}"
     )
     assert f"Pydantic {versions['pydantic']}" in info["description"]
     assert f"<title>{info['title']}" in docs.text

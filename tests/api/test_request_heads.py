@@ -19,6 +19,9 @@ from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import drop_database, recreate_database
 from tests.factories import post_body
 
+# Its module-scoped servers start once: the module runs on one pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("test_request_heads")
+
 DEFAULT_MAX_HEADER_BYTES = 64 * 1024
 SHORT_TIMEOUT_S = 1
 # Generous beside SHORT_TIMEOUT_S: only a head that is never timed out (the bug) reaches it.

@@ -1,4 +1,5 @@
-"""Starting an app with the README's command: a missing or unreachable database is one line."""
+"""Starting an app with the command docs/operations.md gives: a missing or unreachable
+database is one line."""
 
 import os
 import subprocess

@@ -3,7 +3,7 @@ handling is a pinned, documented difference between the Pydantic majors.
 
 Each arm must still reject what its schema forbids, except these classes of input, which one
 major or both accept by design (Pydantic's coercions). tests/api/test_differences.py pins each
-one per arm, and README.md's "behaviour differences" table lists them:
+one per arm, and docs/api.md's "behaviour differences" table lists them:
 - a number, plain numeric text or a boolean for `published_at` (read as Unix time in seconds;
   booleans by Pydantic 1 only), and a date without a time (Pydantic 2 only);
 - an integer in a path or query written the way Python's int() also reads it: with underscores

@@ -1,13 +1,15 @@
 """The app on Pydantic 1: `uvicorn app_v1.main:app` (needs DATABASE_URL)."""
 
-import pydantic
+import pydantic.v1
 
 from app_v1 import schemas, serialization
 from commons.application import build_app
 from commons.routes import SchemaSet
 
-# 1.10 wheels are Cython-compiled where available; pure Python is several times slower.
-PYDANTIC_COMPILED = bool(getattr(pydantic, "compiled", False))
+# The Pydantic 1 this code runs on (schemas.py): 1.10's wheels are Cython-compiled where
+# available; Pydantic 2's pydantic.v1 is pure Python, several times slower.
+PYDANTIC_COMPILED = bool(getattr(pydantic.v1, "compiled", False))
+PYDANTIC_V1_VERSION = pydantic.v1.VERSION
 
 app = build_app(
     title="Pydantic v1 lab",
@@ -18,6 +20,7 @@ app = build_app(
         order=schemas.Order,
         calls=serialization.CALLS,
     ),
-    pydantic_version=pydantic.VERSION,
+    pydantic_version=pydantic.VERSION,  # the installed distribution: 1.10 or 2 (v1-shim)
+    pydantic_v1_version=PYDANTIC_V1_VERSION,
     pydantic_compiled=PYDANTIC_COMPILED,
 )

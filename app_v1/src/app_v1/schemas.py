@@ -1,10 +1,14 @@
-"""Pydantic 1.10 schemas: `@validator(..., always=True)` for is_published, `orm_mode`."""
+"""Pydantic 1.10 schemas: `@validator(..., always=True)` for is_published, `orm_mode`.
+
+Every Pydantic import goes through `pydantic.v1`: on Pydantic 1.10.17+ that is Pydantic itself
+(the same compiled module, the v1 arm), on Pydantic 2 the 1.10 source as pure Python that
+Pydantic 2 ships (the v1-shim arm: app_v1_shim/), so one codebase runs both."""
 
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field, StrictStr, validator
+from pydantic.v1 import BaseModel, Field, StrictStr, validator
 
 from commons.input_rules import (
     CONTENT_MAX_LENGTH,

@@ -39,23 +39,36 @@ logger = logging.getLogger(__name__)
 
 
 def build_app(
-    *, title: str, schemas: SchemaSet, pydantic_version: str, pydantic_compiled: bool
+    *,
+    title: str,
+    schemas: SchemaSet,
+    pydantic_version: str,
+    pydantic_compiled: bool,
+    pydantic_v1_version: str | None = None,
 ) -> FastAPI:
     settings, engine = open_database(title)
     # /docs and /redoc from assets in the installed wheel, not a CDN: they work offline. Their
     # title names the FastAPI too: v2 and v2-latest serve the same code on different releases.
+    # And an app on another Pydantic's pydantic.v1 (v1-shim) says so too: v1 runs its code.
     compiled = "compiled" if pydantic_compiled else "pure Python"
+    shimmed = pydantic_v1_version is not None and pydantic_v1_version != pydantic_version
+    runs_on = f"Pydantic {pydantic_version}'s pydantic.v1 and " if shimmed else ""
+    pydantic_text = (
+        f"Pydantic {pydantic_version}'s pydantic.v1 ({pydantic_v1_version}, {compiled})"
+        if shimmed
+        else f"Pydantic {pydantic_version} ({compiled})"
+    )
     app = FastAPIOffline(
-        title=f"{title} on FastAPI {fastapi.__version__}",
+        title=f"{title} on {runs_on}FastAPI {fastapi.__version__}",
         version=pydantic_version,
-        description=f"The lab's CRUD app on Pydantic {pydantic_version} ({compiled}) and "
-        f"FastAPI {fastapi.__version__}.",
+        description=f"The lab's CRUD app on {pydantic_text} and FastAPI {fastapi.__version__}.",
     )
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))
     app.include_router(build_ladder_router(schemas))
-    app.include_router(build_health_router(collect_versions(pydantic_version, pydantic_compiled)))
+    versions = collect_versions(pydantic_version, pydantic_compiled, pydantic_v1_version)
+    app.include_router(build_health_router(versions))
     # Added first, so it runs inside BodySizeLimit: bodies it buffers are already bounded.
     app.add_middleware(
         DatabaseSlotsMiddleware,

@@ -29,10 +29,23 @@ class Arm:
         return f"{self.package}.main:app"
 
 
+# In the order of the migration path: tables and charts list the arms in this order.
 ARMS: dict[str, Arm] = {
     arm.name: arm
     for arm in (
         Arm("v1", "app_v1", "app_v1", 8001, "#4c72b0", "Pydantic 1"),
+        # app_v1's code, unchanged, on Pydantic 2's pydantic.v1 (the 1.10 source as pure
+        # Python): the halfway step of FastAPI's migration guide. Not in a default run (four
+        # arms would pass its 8 minutes): --apps v1,v1-shim,v2 adds it.
+        Arm(
+            "v1-shim",
+            "app_v1",
+            "app_v1_shim",
+            8004,
+            "#c44e52",
+            "Pydantic 1 code on Pydantic 2's pydantic.v1",
+            default=False,
+        ),
         Arm("v2", "app_v2", "app_v2", 8002, "#dd8452", "Pydantic 2"),
         # app_v2's code, unchanged, in an environment that moves only FastAPI to its latest
         # release: over v2, what FastAPI's own upgrade is worth with Pydantic unchanged.

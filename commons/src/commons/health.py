@@ -13,8 +13,13 @@ from fastapi.responses import JSONResponse
 from commons.database import database_serves_posts
 
 
-def collect_versions(pydantic_version: str, pydantic_compiled: bool) -> dict[str, Any]:
-    return {
+def collect_versions(
+    pydantic_version: str, pydantic_compiled: bool, pydantic_v1_version: str | None = None
+) -> dict[str, Any]:
+    """`pydantic` is the installed distribution; an app written for Pydantic 1 also says which
+    `pydantic.v1` it runs on (`pydantic_v1`: 1.10's own, or the one inside Pydantic 2), and
+    `pydantic_compiled` is about the Pydantic its models run on."""
+    versions = {
         "python": platform.python_version(),
         "fastapi": fastapi.__version__,
         "starlette": starlette.__version__,
@@ -23,6 +28,9 @@ def collect_versions(pydantic_version: str, pydantic_compiled: bool) -> dict[str
         "sqlalchemy": sqlalchemy.__version__,
         "psycopg": psycopg.__version__,
     }
+    if pydantic_v1_version is not None:
+        versions["pydantic_v1"] = pydantic_v1_version
+    return versions
 
 
 def build_health_router(versions: dict[str, Any]) -> APIRouter:

@@ -1,5 +1,6 @@
 """In-process micro-benchmarks in one app's locked environment, timed in interleaved rounds;
-`./test.sh micro` (loadtest/micro.py) runs several of these processes and pairs their rounds.
+`./test.sh micro` (loadtest/.../modes/micro/runner.py) runs several of these processes and
+pairs their rounds.
 
 Unlike the rest of commons it reaches Pydantic, through the app named by --app: it runs only in
 an app's environment, never in the apps themselves."""

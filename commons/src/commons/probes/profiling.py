@@ -68,7 +68,7 @@ def is_compiled_pydantic(function: Callable[..., Any]) -> bool:
 def call_compiled_pydantic(function: Callable[..., Any], *args: Any) -> Any:
     """Calls compiled Pydantic 1, which cProfile does not see: the call's whole time is this
     function's own time, so the profile names it instead of burying it in run_inline's
-    (loadtest/profiling.py puts it in its own bucket)."""
+    (loadtest/src/loadtest/modes/profile/buckets.py puts it in its own bucket)."""
     return function(*args)
 
 
@@ -251,13 +251,18 @@ def versions(module_name: str) -> dict[str, Any]:
     import fastapi
     import pydantic
 
-    return {
+    app_module = sys.modules[module_name]
+    found = {
         "python": sys.version.split()[0],
         "fastapi": fastapi.__version__,
         "pydantic": pydantic.VERSION,
-        # As the app reports it on /health (app_v1/main.py): 1.10's wheels are Cython-compiled.
-        "pydantic_compiled": getattr(sys.modules[module_name], "PYDANTIC_COMPILED", None),
+        # As the app reports it on /health (app_v1/main.py): 1.10's wheels are Cython-compiled,
+        # Pydantic 2's pydantic.v1 (the v1-shim arm) is not.
+        "pydantic_compiled": getattr(app_module, "PYDANTIC_COMPILED", None),
     }
+    if (v1 := getattr(app_module, "PYDANTIC_V1_VERSION", None)) is not None:
+        found["pydantic_v1"] = v1
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -272,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     except ProfilingError as error:
         print(f"commons.probes.profiling: error: {error}", file=sys.stderr)
         return 1
-    # One line for the runner (loadtest/profiling.py): what ran, and on which versions.
+    # One line for the runner (loadtest/.../modes/profile/runner.py): what ran, on which versions.
     summary = {
         "requests": arguments.requests,
         "warmup": arguments.warmup,

@@ -1,4 +1,4 @@
-"""The ladder's harness (loadtest/ladder.py, ladder_results.py): its timetable pairs each rung
+"""The ladder's harness (modes/ladder/: runner.py, results.py): its timetable pairs each rung
 with its own app's response_model, its figures come from the paired windows, a rung answering
 other posts is refused before timing, and a real run writes every figure the README promises."""
 

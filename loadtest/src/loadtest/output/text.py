@@ -87,3 +87,10 @@ def print_table(
 def print_flags(console: Console, flags: Sequence[str]) -> None:
     for flag in flags:
         console.print(f"[bold yellow]⚠ {flag}[/]", highlight=False)
+
+
+def pydantic_heading(versions: dict[str, Any]) -> str:
+    """`Pydantic 2.14.3`, or for Pydantic 1 code on Pydantic 2 (v1-shim) `Pydantic 2.14.3,
+    v1 API` (its pydantic.v1 is 1.10's source, pure Python)."""
+    shimmed = versions.get("pydantic_v1") not in (None, versions["pydantic"])
+    return f"Pydantic {versions['pydantic']}" + (", v1 API" if shimmed else "")

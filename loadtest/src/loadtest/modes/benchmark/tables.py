@@ -13,6 +13,7 @@ from loadtest.output.text import (
     format_number,
     format_ratio,
     format_spread,
+    pydantic_heading,
 )
 
 
@@ -56,6 +57,7 @@ VERSION_LIBRARIES = (
     "fastapi",
     "starlette",
     "pydantic",
+    "pydantic_v1",
     "pydantic_compiled",
     "sqlalchemy",
     "psycopg",
@@ -67,9 +69,7 @@ def arm_heading(results: dict[str, Any], arm: str, separator: str) -> str:
     versions = results["apps"][arm]["versions"]
     if not versions:
         return arm
-    return separator.join(
-        [arm, f"Pydantic {versions['pydantic']}", f"FastAPI {versions['fastapi']}"]
-    )
+    return separator.join([arm, pydantic_heading(versions), f"FastAPI {versions['fastapi']}"])
 
 
 def title(results: dict[str, Any]) -> str:

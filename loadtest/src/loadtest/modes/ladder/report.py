@@ -14,6 +14,7 @@ from loadtest.output.text import (
     markdown_table,
     print_flags,
     print_table,
+    pydantic_heading,
 )
 
 LADDER_HEADER = [
@@ -65,9 +66,9 @@ def comparison_rows(comparisons: dict[str, dict[str, Any]]) -> tuple[list[str], 
 
 
 def app_title(results: dict[str, Any], app: str) -> str:
-    pydantic = results["versions"].get(app, {}).get("pydantic", "?")
+    versions = results["versions"].get(app) or {"pydantic": "?"}
     label = ARMS[app].label if app in ARMS else app
-    return f"{app} ({label}, Pydantic {pydantic}): the serialisation ladder"
+    return f"{app} ({label}, {pydantic_heading(versions)}): the serialisation ladder"
 
 
 CAPTION = (

@@ -1,4 +1,4 @@
-"""What a ladder run says (loadtest/ladder.py): per app and rung its r/s and app CPU per request,
+"""What a ladder run says (runner.py): per app and rung its r/s and app CPU per request,
 its speed-up over response_model (paired with the adjacent response_model window of the same
 app, median and 95% CI), its share of the floor, and per rung each app over the baseline app."""
 

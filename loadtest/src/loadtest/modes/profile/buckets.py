@@ -1,4 +1,4 @@
-"""From a .prof file to where each request's time went (loadtest/profiling.py runs them).
+"""From a .prof file to where each request's time went (modes/profile/runner.py runs them).
 
 Bucketing works on pstats' own time (tottime), so the buckets add up to the profiled total:
 library code goes by its file (Pydantic, FastAPI's encoders.py, json, SQLAlchemy/psycopg, the

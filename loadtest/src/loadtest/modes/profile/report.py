@@ -8,7 +8,7 @@ from rich.table import Table
 
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.profile.buckets import BUCKETS
-from loadtest.output.text import markdown_table
+from loadtest.output.text import markdown_table, pydantic_heading
 
 PROFILED_SCENARIOS = ("synthetic", "read")
 
@@ -54,7 +54,7 @@ def top_rows(results: dict[str, Any], scenario: str) -> list[list[str]]:
 def scenario_title(results: dict[str, Any], scenario: str) -> str:
     versions = results["versions"]
     arms = " vs ".join(
-        f"{app} (Pydantic {versions[app]['pydantic']}, FastAPI {versions[app]['fastapi']})"
+        f"{app} ({pydantic_heading(versions[app])}, FastAPI {versions[app]['fastapi']})"
         for app in results["settings"]["apps"]
     )
     return (

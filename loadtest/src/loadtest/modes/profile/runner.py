@@ -1,6 +1,6 @@
 """`./test.sh profile`: READ synthetic and READ under cProfile in each app (in-process, one
 thread: commons/probes/profiling.py), each request's time sorted into buckets a reader knows
-(loadtest/profile_buckets.py); the tables, results.json, report.md and the .prof files."""
+(buckets.py); the tables, results.json, report.md and the .prof files."""
 
 import json
 import os

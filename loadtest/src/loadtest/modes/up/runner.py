@@ -20,6 +20,7 @@ from loadtest.lab.processes import (
 )
 from loadtest.load.locust_runs import BENCHMARK_LOCUSTFILE, LOCUST
 from loadtest.modes.up.settings import UpSettings
+from loadtest.output.text import pydantic_heading
 
 
 def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> None:
@@ -78,7 +79,7 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
         )
         for app in apps:
             console.print(
-                f"{app.name:<9} {app.base_url}/docs  (Pydantic {app.versions['pydantic']}, "
+                f"{app.name:<9} {app.base_url}/docs  ({pydantic_heading(app.versions)}, "
                 f"FastAPI {app.versions['fastapi']})",
                 highlight=False,
             )
