@@ -36,12 +36,14 @@ uv run --locked --project loadtest mypy
 # pytest-xdist workers: most tests wait on real servers and on fixed-length load windows, not on
 # the CPU. In tests/, loadgroup spreads the tests one by one (schemathesis' four long runs among
 # them) but keeps a module marked xdist_group, whose servers are shared, on one worker; in the
-# harness, loadscope keeps each module's shared real run on one worker, and its real runs load
-# both CPUs, so no more than two at a time.
+# harness, loadscope keeps each module's shared real run on one worker, in the order the
+# harness's conftest.py gives (longest first; xdist would reorder by test count), and its real
+# runs load both CPUs, so no more than two at a time.
 echo "== tests: commons and every app (tests/)"
 uv run --locked --project commons pytest -n 3 --dist loadgroup --durations=10 "$@"
 
 echo "== tests: the benchmark harness (loadtest/harness_tests/; a few short real runs)"
 # -v: a line per test, so the real runs do not look like a hang.
-uv run --locked --project loadtest pytest -n 2 --dist loadscope -v --durations=10 \
+uv run --locked --project loadtest pytest -n 2 --dist loadscope --no-loadscope-reorder -v \
+  --durations=10 \
   loadtest/harness_tests "$@"

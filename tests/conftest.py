@@ -81,3 +81,9 @@ def app(request: pytest.FixtureRequest, running_apps: dict[str, RunningApp]) -> 
 def client(app: RunningApp) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=app.base_url, timeout=30) as client:
         yield client
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Schemathesis' runs (half a minute or more each, one per arm) go to the pytest-xdist
+    workers first, so they do not all start last and hold the suite's end."""
+    items.sort(key=lambda item: item.path.name != "test_schemathesis.py")  # stable

@@ -56,12 +56,15 @@ def free_port() -> int:
 
 
 def port_options(**fixed: int) -> list[str]:
-    """--port-<arm> for every arm: a free port each (or the one given, by arm name with _)."""
-    return [
-        option
-        for arm in ARMS
-        for option in (f"--port-{arm}", str(fixed.get(arm.replace("-", "_"), free_port())))
-    ]
+    """--port-<arm> for every arm: a free port each, no two alike (or the one given, by arm
+    name with _)."""
+    ports: dict[str, int] = {}
+    for arm in ARMS:
+        port = fixed.get(arm.replace("-", "_"))
+        while port is None or (port in ports.values() and arm.replace("-", "_") not in fixed):
+            port = free_port()
+        ports[arm] = port
+    return [option for arm, port in ports.items() for option in (f"--port-{arm}", str(port))]
 
 
 def only_run(results_dir: Path) -> Path:
