@@ -2,11 +2,13 @@
 the comparisons a set of arms makes, and the rotating orders the paired protocol uses."""
 
 from pathlib import Path
+from typing import TypeVar
 
 from commons.arms import ARM_NAMES, ARMS, BASELINE, DEFAULT_ARMS, Arm
 from loadtest.lab.paths import REPOSITORY_ROOT
 
 __all__ = ["ARMS", "ARM_NAMES", "BASELINE", "DEFAULT_ARMS", "Arm"]
+Item = TypeVar("Item")  # an arm's name, or what the scale mode starts (an arm and a variant)
 
 
 def arm_python(name: str) -> Path:
@@ -33,7 +35,7 @@ def comparisons(apps: tuple[str, ...]) -> list[tuple[str, str]]:
     return over_baseline + extra
 
 
-def rotations(arms: tuple[str, ...], count: int) -> list[list[str]]:
+def rotations(arms: tuple[Item, ...], count: int) -> list[list[Item]]:
     """Order r is the arms rotated by r: for two arms AB BA AB BA ..., so each arm goes first
     equally often over a multiple of len(arms) orders, and every arm's turn has a turn of each
     other arm within one order of it."""

@@ -40,13 +40,14 @@ class StartupSamples:
 
 
 def timed_start_command(arm: str, port: int, workers: int) -> list[str]:
-    module = ARMS[arm].module.partition(":")[0]
-    return [
-        str(arm_python(arm)),
-        "-c",
-        IMPORT_TIMING.format(module=module),
-        *uvicorn_arguments(arm, port, workers),
-    ]
+    return import_timing_command(arm_python(arm), uvicorn_arguments(arm, port, workers))
+
+
+def import_timing_command(python: Path, uvicorn_args: list[str]) -> list[str]:
+    """uvicorn's command line (its first argument: the `module:app` it serves), preceded by
+    timing the import of that module; read_import_seconds reads the time from the log."""
+    module = uvicorn_args[0].partition(":")[0]
+    return [str(python), "-c", IMPORT_TIMING.format(module=module), *uvicorn_args]
 
 
 def read_import_seconds(log_path: Path) -> float:

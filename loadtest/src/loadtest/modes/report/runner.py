@@ -30,6 +30,10 @@ def reporter(kind: str) -> Reporter:
         from loadtest.modes.micro import report as micro
 
         return micro.write_reports, micro.print_report
+    if kind == "scale":
+        from loadtest.modes.scale import report as scale
+
+        return scale.write_reports, scale.print_report
     from loadtest.modes.profile import report as profile
 
     return profile.write_reports, profile.print_report

@@ -1,0 +1,66 @@
+"""`./test.sh scale` run for real, with the shortest timetable that takes every step (two tiny
+sizes, one timed process each, two arms and a defer_build variant): results.json, the reports,
+the rebuild, one-line errors, nothing left running."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness_tests.runner import lab_processes, only_run, port_options, run_runner
+from loadtest.modes.scale.results import METRICS
+
+
+def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_path: Path) -> None:
+    before = lab_processes()
+    arguments = ["scale", "--models", "4,2", "--processes", "1", "--apps", "v1,v2"]
+    result = run_runner(*arguments, *port_options(), "--results-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert lab_processes() - before == set()
+    run_dir = only_run(tmp_path)
+    assert run_dir.name.endswith("-scale")
+    results = json.loads((run_dir / "results.json").read_text())
+    assert (results["schema_version"], results["kind"]) == (4, "scale")
+    scale = results["scale"]
+    assert scale["models"] == [2, 4]
+    assert list(scale["subjects"]) == ["v1", "v2", "v2+defer_build"]
+    assert scale["subjects"]["v1"]["versions"]["pydantic_compiled"] is True
+    for key in scale["subjects"]:
+        for models in ("2", "4"):
+            cell = scale["figures"][key][models]
+            assert set(cell) == set(METRICS)
+            assert all(figures["samples"] == 1 for figures in cell.values())
+            assert cell["rss_routes_mib"]["median"] > 0
+    assert set(scale["ratios"]) == {"v2/v1", "v2+defer_build/v1", "v2+defer_build/v2"}
+    ratio = scale["ratios"]["v2/v1"]["by_models"]["4"]["to_health_s"]
+    assert ratio["pairs"] == 1 and ratio["ci95_low"] is None and ratio["estimate"] > 0
+    assert len(scale["raw"]) == 3 * 2
+    assert "v2/v1 at 4 models: start-up to first /health" in result.stdout
+    html = (run_dir / "report.html").read_text()
+    assert html.count("<svg") == 3 and "defer_build" in html
+    assert "| start-up to first /health, s | 2 |" in (run_dir / "report.md").read_text()
+    # The scratch folder of generated apps is gone.
+    [scratch] = re.findall(r"/\S*lab-scale-[^\s.]+", result.stdout)
+    assert not Path(scratch).exists()
+
+    (run_dir / "report.md").unlink()
+    rebuilt = run_runner("report", str(run_dir), "--results-dir", str(tmp_path))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "start-up to first /health" in (run_dir / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--models", "0"], "0 models: choose 1 to 2000"),
+        (["--models", "10,ten"], "'ten' is not a whole number"),
+        (["--models", "10,10"], "names a size twice"),
+        (["--processes", "0"], "0 must be at least 1"),
+        (["--pairs", "3"], "--pairs does not apply to the scale mode"),
+    ],
+)
+def test_scale_option_errors_are_one_line(arguments: list[str], message: str) -> None:
+    result = run_runner("scale", *arguments)
+    assert result.returncode == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

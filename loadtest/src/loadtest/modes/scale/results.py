@@ -1,0 +1,127 @@
+"""What a scale run says: per subject and app size, each figure's median and range over the
+fresh processes; ratios between subjects, paired by round; and what one more model costs."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from loadtest.analysis.ratio import paired_ratio
+from loadtest.analysis.stats import summarize
+from loadtest.lab.arms import ARMS
+from loadtest.modes.scale.generator import MODELS_PER_ROUTER
+from loadtest.modes.scale.subjects import Subject, comparisons
+
+
+@dataclass(frozen=True)
+class Metric:
+    label: str
+    unit: str  # "s" or "MiB"
+    digits: int
+
+
+METRICS: dict[str, Metric] = {
+    "import_s": Metric("import of the app module", "s", 2),
+    "to_health_s": Metric("start-up to first /health", "s", 2),
+    "rss_idle_mib": Metric("memory idle, RSS", "MiB", 1),
+    "uss_idle_mib": Metric("memory idle, USS", "MiB", 1),
+    "routes_s": Metric("first request to every route, in all", "s", 2),
+    "rss_routes_mib": Metric("memory after every route once, RSS", "MiB", 1),
+    "uss_routes_mib": Metric("memory after every route once, USS", "MiB", 1),
+    "openapi_s": Metric("first /openapi.json", "s", 2),
+    "rss_openapi_mib": Metric("memory after /openapi.json, RSS", "MiB", 1),
+}
+# What the summary, the per-model costs and the charts show.
+HEADLINE_METRICS = ("to_health_s", "rss_idle_mib", "rss_routes_mib")
+
+
+def subject_facts(subject: Subject, versions: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "arm": subject.arm,
+        "defer_build": subject.defer_build,
+        "idiom": subject.idiom,
+        "environment": ARMS[subject.arm].environment,
+        "versions": versions,
+    }
+
+
+def figures_of(samples: list[dict[str, Any]], key: str, models: int) -> dict[str, Any]:
+    mine = [s for s in samples if s["subject"] == key and s["models"] == models]
+    return {
+        metric: summarize([s[metric] for s in mine]) | {"samples": len(mine)} for metric in METRICS
+    }
+
+
+def per_model_costs(figures: dict[str, dict[str, Any]], models: list[int]) -> dict[str, Any]:
+    """Per metric: the growth of the median from the smallest app to the biggest, per model
+    added (milliseconds for times, KiB for memory): what one more model with its two routes
+    costs."""
+    smallest, biggest = min(models), max(models)
+    if smallest == biggest:
+        return {}
+    costs = {}
+    for metric, facts in METRICS.items():
+        low = figures[str(smallest)][metric]["median"]
+        high = figures[str(biggest)][metric]["median"]
+        if low is None or high is None:
+            continue
+        per_model = (high - low) / (biggest - smallest)
+        costs[metric] = per_model * (1000 if facts.unit == "s" else 1024)
+    return costs
+
+
+def summarise(
+    subjects: list[Subject],
+    models: tuple[int, ...],
+    samples: list[dict[str, Any]],
+    versions: dict[str, dict[str, Any]],
+    seed: int,
+) -> dict[str, Any]:
+    keys = [subject.key for subject in subjects]
+    figures = {
+        key: {str(count): figures_of(samples, key, count) for count in models} for key in keys
+    }
+    ratios = {}
+    for key, reference in comparisons(keys):
+        by_models: dict[str, dict[str, Any]] = {}
+        for count in models:
+            by_models[str(count)] = {}
+            rounds = {
+                who: {
+                    s["round"]: s for s in samples if s["subject"] == who and s["models"] == count
+                }
+                for who in (key, reference)
+            }
+            for metric in METRICS:
+                mine, theirs = (
+                    {number: s[metric] for number, s in rounds[who].items()}
+                    for who in (key, reference)
+                )
+                by_models[str(count)][metric] = paired_ratio(mine, theirs).as_dict()
+        ratios[f"{key}/{reference}"] = {
+            "subject": key,
+            "reference": reference,
+            "by_models": by_models,
+        }
+    return {
+        "seed": seed,
+        "models": list(models),
+        "apps": {
+            str(count): {
+                "models": count,
+                "routes": 2 * count,
+                "routers": -(-count // MODELS_PER_ROUTER),
+            }
+            for count in models
+        },
+        "metrics": {name: vars(metric) for name, metric in METRICS.items()},
+        "subjects": {
+            subject.key: subject_facts(subject, versions[subject.key]) for subject in subjects
+        },
+        "figures": figures,
+        "per_model": {key: per_model_costs(figures[key], list(models)) for key in keys},
+        "ratios": ratios,
+        "raw": samples,
+    }
+
+
+def median_of(scale: dict[str, Any], key: str, models: int, metric: str) -> float | None:
+    return scale["figures"][key][str(models)][metric]["median"]

@@ -1,0 +1,237 @@
+"""`./test.sh scale`: generated apps of M models (modes/scale/generator.py) started as fresh
+processes, one at a time, in each arm's own environment; per process: the import of the app
+module, the time to the first 200 on /health, memory idle, one request to every route (and the
+memory after it: FastAPI and Pydantic build some things on first use), the first /openapi.json.
+
+Every app is verified first (every route answers what it should; OpenAPI lists every route),
+in a process that also writes its bytecode, so the timed processes start as a deployed service
+does. Then each app size is timed in rounds, the subjects in rotating order within a round, so
+a slow moment of the machine lands on every subject alike; a round's figures pair across
+subjects for the ratios.
+"""
+
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+
+from loadtest.lab.apps import RunningApp, start_app
+from loadtest.lab.arms import arm_python, rotations
+from loadtest.lab.errors import LabError
+from loadtest.lab.host import host_facts
+from loadtest.lab.memory import read_tree_memory
+from loadtest.lab.pinning import plan_pinning
+from loadtest.lab.processes import child_environment
+from loadtest.lab.startup import HEALTH_POLL_S, import_timing_command, kill_now, read_import_seconds
+from loadtest.modes.scale.generator import MODULE, Route, ScaleApp, generate, routes_of
+from loadtest.modes.scale.report import print_report, write_reports
+from loadtest.modes.scale.results import METRICS, summarise
+from loadtest.modes.scale.settings import ScaleSettings
+from loadtest.modes.scale.subjects import Subject, plan_subjects
+from loadtest.output.results_file import write_results
+from loadtest.output.run_folder import run_folder
+
+KIND = "scale"
+START_TIMEOUT_S = 120  # the biggest app on a slow machine; a hang still ends
+REQUEST_TIMEOUT_S = 60  # the first /openapi.json of the biggest app builds every schema
+
+
+def scale_app_of(subject: Subject, models: int, seed: int) -> ScaleApp:
+    return ScaleApp(subject.idiom, models, subject.defer_build, seed)
+
+
+def uvicorn_args(port: int) -> list[str]:
+    return [
+        MODULE,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-access-log",
+        "--log-level",
+        "warning",
+    ]
+
+
+def normalised(value: Any) -> Any:
+    """JSON with UTC written one way: Pydantic 1 writes `+00:00`, Pydantic 2 `Z`."""
+    if isinstance(value, dict):
+        return {key: normalised(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [normalised(item) for item in value]
+    if isinstance(value, str) and value.endswith("Z") and "T" in value:
+        return value[:-1] + "+00:00"
+    return value
+
+
+def call_every_route(client: httpx.Client, routes: list[Route], verify: bool, what: str) -> None:
+    for route in routes:
+        response = client.request(route.method, route.path, json=route.body)
+        if response.status_code != 200:
+            raise LabError(
+                f"{what}: {route.method} {route.path} answered {response.status_code}, not 200"
+            )
+        if verify and normalised(response.json()) != normalised(route.expected):
+            raise LabError(
+                f"{what}: {route.method} {route.path} answered other JSON than its model"
+            )
+
+
+def check_openapi(document: dict[str, Any], routes: list[Route], what: str) -> None:
+    paths = document.get("paths", {})
+    listed = sum(len(operations) for path, operations in paths.items() if path != "/health")
+    if listed != len(routes):
+        raise LabError(f"{what}: /openapi.json lists {listed} routes, the app has {len(routes)}")
+
+
+def measure_process(
+    subject: Subject,
+    app: ScaleApp,
+    folder: Path,
+    *,
+    port: int,
+    cpus: tuple[int, ...] | None,
+    log_path: Path,
+    verify: bool,
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """One fresh process of the app: its figures (every one in METRICS), and the versions its
+    /health reports."""
+    what = f"{subject.key}, {app.models} models"
+    routes = routes_of(app)
+    launched = time.perf_counter()
+    running: RunningApp = start_app(
+        subject.arm,
+        port=port,
+        workers=1,
+        database_url="",
+        cpus=cpus,
+        log_path=log_path,
+        environment=child_environment(PYTHONPATH=str(folder)),
+        timeout_s=START_TIMEOUT_S,
+        poll_s=HEALTH_POLL_S,
+        command=import_timing_command(arm_python(subject.arm), uvicorn_args(port)),
+    )
+    try:
+        figures = {"to_health_s": time.perf_counter() - launched}
+        assert running.process is not None
+        pid = running.process.pid
+        idle = read_tree_memory(pid)
+        with httpx.Client(base_url=running.base_url, timeout=REQUEST_TIMEOUT_S) as client:
+            began = time.perf_counter()
+            call_every_route(client, routes, verify, what)
+            figures["routes_s"] = time.perf_counter() - began
+            after_routes = read_tree_memory(pid)
+            began = time.perf_counter()
+            response = client.get("/openapi.json")
+            figures["openapi_s"] = time.perf_counter() - began
+            if response.status_code != 200:
+                raise LabError(f"{what}: /openapi.json answered {response.status_code}")
+            if verify:
+                check_openapi(response.json(), routes, what)
+            after_openapi = read_tree_memory(pid)
+    finally:  # Ctrl-C included: the app runs in its own session and would outlive us
+        kill_now(running)
+    figures |= {
+        "import_s": read_import_seconds(log_path),
+        "rss_idle_mib": idle.rss_mib,
+        "uss_idle_mib": idle.uss_mib or 0.0,
+        "rss_routes_mib": after_routes.rss_mib,
+        "uss_routes_mib": after_routes.uss_mib or 0.0,
+        "rss_openapi_mib": after_openapi.rss_mib,
+    }
+    assert set(figures) == set(METRICS), "a figure is missing or unnamed"
+    return figures, running.versions
+
+
+def run_scale(settings: ScaleSettings, console: Console) -> Path:
+    started_at = datetime.now(UTC)
+    subjects = plan_subjects(settings.apps, settings.defer_build)
+    processes = settings.plan.processes
+    with (
+        run_folder(settings.results_dir, started_at, KIND) as folder,
+        tempfile.TemporaryDirectory(prefix="lab-scale-") as scratch,
+    ):
+        run_dir = folder.path
+        console.print(f"Results go to {run_dir}", highlight=False)
+        pinning = plan_pinning(settings.pin)
+        cpus = pinning.app_cpus if pinning.enabled else None
+        folders: dict[tuple[str, bool, int], Path] = {}
+        for models in settings.models:
+            for subject in subjects:
+                app = scale_app_of(subject, models, settings.seed)
+                key = (app.idiom, app.defer_build, models)
+                if key not in folders:
+                    folders[key] = generate(app, Path(scratch) / app.slug)
+        console.print(
+            f"Generated apps: {', '.join(str(m) for m in settings.models)} models (two routes "
+            f"each, ten models per router), seed {settings.seed}, into {scratch} (deleted at "
+            f"the end). Subjects: {', '.join(subject.key for subject in subjects)}; "
+            f"{pinning.note}.",
+            highlight=False,
+        )
+
+        def sample(
+            subject: Subject, models: int, label: str, verify: bool
+        ) -> tuple[dict[str, float], dict[str, Any]]:
+            app = scale_app_of(subject, models, settings.seed)
+            return measure_process(
+                subject,
+                app,
+                folders[(app.idiom, app.defer_build, models)],
+                port=settings.ports[subject.arm],
+                cpus=cpus,
+                log_path=run_dir / "logs" / f"{subject.key}-m{models}-{label}.log",
+                verify=verify,
+            )
+
+        console.print(
+            f"[{time.strftime('%H:%M:%S')}] verifying every app: every route answers its "
+            "model, OpenAPI lists every route (and the bytecode is written) ...",
+            highlight=False,
+        )
+        versions = {}
+        for models in settings.models:
+            for subject in subjects:
+                _, versions[subject.key] = sample(subject, models, "verify", verify=True)
+        folder.begin_measuring()
+        samples: list[dict[str, Any]] = []
+        for models in settings.models:
+            began = time.monotonic()
+            console.print(
+                f"[{time.strftime('%H:%M:%S')}] {models} models: {processes} rounds of "
+                f"{len(subjects)} fresh processes ...",
+                highlight=False,
+            )
+            for round_number, order in enumerate(rotations(tuple(subjects), processes)):
+                for subject in order:
+                    figures, _ = sample(subject, models, f"{round_number}", verify=False)
+                    samples.append(
+                        {"subject": subject.key, "models": models, "round": round_number} | figures
+                    )
+            console.print(f"    done in {time.monotonic() - began:.0f}s", highlight=False)
+    finished_at = datetime.now(UTC)
+    results = {
+        "started_at": started_at.isoformat(),
+        "finished_at": finished_at.isoformat(),
+        "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
+        "host": host_facts(),
+        "settings": {
+            "apps": list(settings.apps),
+            "models": list(settings.models),
+            "defer_build": settings.defer_build,
+            "quick": settings.quick,
+            "processes": processes,
+            "seed": settings.seed,
+            "pinning": pinning.as_dict(),
+        },
+        "scale": summarise(subjects, settings.models, samples, versions, settings.seed),
+    }
+    document = write_results(run_dir, KIND, results)
+    write_reports(run_dir, document)
+    print_report(document, console)
+    console.print(f"Results: {run_dir}", highlight=False)
+    return run_dir
