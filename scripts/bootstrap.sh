@@ -37,7 +37,11 @@ sync_projects() {
   for project in "$@"; do
     # Every extra and group: commons' embedded PostgreSQL and probe libraries, the arms'
     # `probes` group (micro and profile run in them), the tools of the dev groups.
-    uv sync --quiet --locked --all-extras --all-groups --project "$project"
+    # --compile-bytecode: start-up is measured as a deployed service starts, from bytecode,
+    # whatever PYTHONDONTWRITEBYTECODE says (with it set, nothing would ever be cached, and
+    # every start would compile FastAPI, Pydantic and SQLAlchemy again: 1.2 s instead of 0.4
+    # s to import app_v2). uv does it once per install; a sync with nothing new is instant.
+    uv sync --quiet --locked --all-extras --all-groups --compile-bytecode --project "$project"
   done
 }
 

@@ -94,7 +94,7 @@ def test_every_app_gets_identical_resources_and_images() -> None:
 )
 def test_images_install_the_locked_versions_without_dev_dependencies(dockerfile, project) -> None:
     runs = " ".join(arguments_of(dockerfile, "RUN"))
-    assert f"uv sync --frozen --no-dev --no-editable --project {project}" in runs
+    assert f"uv sync --frozen --no-dev --no-editable --compile-bytecode --project {project}" in runs
     copies = arguments_of(dockerfile, "COPY")
     assert any(f"{project}/uv.lock" in copy for copy in copies)
     for copy in copies:

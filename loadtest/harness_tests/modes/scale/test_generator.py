@@ -2,12 +2,13 @@
 every arm's environment, every route answers its model and OpenAPI lists every route."""
 
 import filecmp
+import os
 from pathlib import Path
 
 import pytest
 
 from harness_tests.runner import free_port
-from loadtest.lab.arms import ARM_NAMES
+from loadtest.lab.arms import ARM_NAMES, arm_python
 from loadtest.lab.errors import LabError
 from loadtest.modes.scale.generator import (
     KINDS,
@@ -17,7 +18,7 @@ from loadtest.modes.scale.generator import (
     plan_models,
     routes_of,
 )
-from loadtest.modes.scale.runner import measure_process
+from loadtest.modes.scale.runner import compile_app, measure_process
 from loadtest.modes.scale.subjects import Subject, plan_subjects
 
 
@@ -104,3 +105,21 @@ def test_a_route_that_answers_wrong_stops_the_run(tmp_path: Path) -> None:
             log_path=tmp_path / "app.log",
             verify=True,
         )
+
+
+def test_the_bytecode_of_every_module_is_written_even_when_python_would_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    folder = generate(ScaleApp("v1", 12), tmp_path / "app")
+    compile_app(folder, arm_python("v1"))
+    modules = sorted(path.stem for path in (folder / "scale_app").glob("*.py"))
+    compiled = sorted(
+        path.name.split(".")[0] for path in (folder / "scale_app/__pycache__").glob("*.pyc")
+    )
+    assert compiled == modules
+    broken = folder / "scale_app/main.py"
+    broken.write_text("def broken(:\n")
+    os.utime(broken, (broken.stat().st_atime, broken.stat().st_mtime + 10))  # newer than its pyc
+    with pytest.raises(LabError, match="cannot compile the generated app"):
+        compile_app(folder, arm_python("v1"))
