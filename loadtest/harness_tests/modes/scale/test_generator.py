@@ -15,11 +15,14 @@ from loadtest.modes.scale.generator import (
     MAX_NESTING,
     ScaleApp,
     generate,
+    main_module,
+    models_module,
     plan_models,
+    router_module,
     routes_of,
 )
 from loadtest.modes.scale.runner import compile_app, measure_process
-from loadtest.modes.scale.subjects import Subject, plan_subjects
+from loadtest.modes.scale.subjects import Subject, comparisons, plan_subjects
 
 
 def test_the_same_seed_gives_the_same_app_and_another_seed_another(tmp_path: Path) -> None:
@@ -49,12 +52,15 @@ def test_the_models_carry_the_promised_mix() -> None:
 def test_each_idiom_spells_its_major() -> None:
     app_v1 = ScaleApp("v1", 12)
     app_v2 = ScaleApp("v2", 12, defer_build=True)
+    assert "include_router" in main_module(app_v1)
+    flat = ScaleApp("v1", 12, flat=True)
+    assert "include_router" not in main_module(flat) and "APIRouter(" not in router_module(
+        0, plan_models(12, 0)[:10], flat=True
+    )
     with pytest.raises(ValueError, match="defer_build is Pydantic 2's"):
         ScaleApp("v1", 12, defer_build=True)
     assert app_v1.routes == 24 and app_v1.routers == 2
     assert len(routes_of(app_v1)) == 24
-    from loadtest.modes.scale.generator import models_module
-
     v1_source = models_module(plan_models(12, 0), app_v1)
     v2_source = models_module(plan_models(12, 0), app_v2)
     assert "from pydantic.v1 import" in v1_source and "orm_mode = True" in v1_source
@@ -65,7 +71,7 @@ def test_each_idiom_spells_its_major() -> None:
 
 @pytest.mark.parametrize(
     "subject",
-    plan_subjects(ARM_NAMES, defer_build=True),
+    plan_subjects(ARM_NAMES, defer_build=True, flat=True),
     ids=lambda subject: subject.key,
 )
 def test_every_generated_app_answers_every_route_in_its_arm(
@@ -73,7 +79,7 @@ def test_every_generated_app_answers_every_route_in_its_arm(
 ) -> None:
     """measure_process(verify=True) is what a run does before timing: every route answers 200
     with its model's JSON (computed fields included), OpenAPI lists every route."""
-    app = ScaleApp(subject.idiom, 23, subject.defer_build)
+    app = ScaleApp(subject.idiom, 23, subject.defer_build, flat=subject.flat)
     folder = generate(app, tmp_path / "app")
     figures, versions = measure_process(
         subject,
@@ -123,3 +129,17 @@ def test_the_bytecode_of_every_module_is_written_even_when_python_would_not(
     os.utime(broken, (broken.stat().st_atime, broken.stat().st_mtime + 10))  # newer than its pyc
     with pytest.raises(LabError, match="cannot compile the generated app"):
         compile_app(folder, arm_python("v1"))
+
+
+def test_each_subject_is_compared_with_v1_and_each_variant_with_its_own_arm() -> None:
+    subjects = plan_subjects(("v1", "v2"), defer_build=True, flat=True)
+    keys = [subject.key for subject in subjects]
+    assert keys == ["v1", "v1+flat", "v2", "v2+defer_build", "v2+flat"]
+    assert comparisons(keys) == [
+        ("v1+flat", "v1"),
+        ("v2", "v1"),
+        ("v2+defer_build", "v1"),
+        ("v2+flat", "v1"),
+        ("v2+defer_build", "v2"),
+        ("v2+flat", "v2"),
+    ]

@@ -39,6 +39,7 @@ def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_pat
     assert "v2/v1 at 4 models: start-up to first /health" in result.stdout
     html = (run_dir / "report.html").read_text()
     assert html.count("<svg") == 3 and "defer_build" in html
+    assert (run_dir / "scale.svg").read_text().count("<svg") == 1
     assert "| start-up to first /health, s | 2 |" in (run_dir / "report.md").read_text()
     # The scratch folder of generated apps is gone.
     [scratch] = re.findall(r"/\S*lab-scale-[^\s.]+", result.stdout)

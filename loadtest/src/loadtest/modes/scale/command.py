@@ -84,6 +84,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave out the defer_build=True variants of the Pydantic 2 arms",
     )
     parser.add_argument(
+        "--flat-routes",
+        action="store_true",
+        help="add, for every arm, the same app with every route declared on the app itself "
+        "(no APIRouter, no include_router): what nesting routers costs",
+    )
+    parser.add_argument(
         "--seed",
         type=whole_number,
         default=0,
@@ -101,6 +107,7 @@ def settings_from(arguments: argparse.Namespace) -> ScaleSettings:
         apps=arguments.apps,
         models=arguments.models,
         defer_build=not arguments.no_defer_build,
+        flat=arguments.flat_routes,
         quick=arguments.quick,
         plan=ScalePlan(arguments.processes or quick_or_default.processes),
         seed=arguments.seed,

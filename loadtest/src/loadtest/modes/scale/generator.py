@@ -14,8 +14,9 @@ model has a validator, every fourth a computed field, each spelt as its major sp
 
 Routes: per model `GET /api/g<k>/m<i>/{item_id}` (the model as response_model) and
 `POST /api/g<k>/m<i>` (the model as body and response_model), in one `APIRouter` per ten models,
-each included into an `/api` router that the app includes, as real apps mount theirs; and
-`GET /health`, which reports the versions and the counts.
+each included into an `/api` router that the app includes, as real apps mount theirs (or, in the
+flat variant, the same paths declared on the app itself); and `GET /health`, which reports the
+versions and the counts.
 """
 
 import json
@@ -49,6 +50,7 @@ class ScaleApp:
     models: int
     defer_build: bool = False
     seed: int = 0
+    flat: bool = False  # every route on the app itself: no APIRouter, no include_router
 
     def __post_init__(self) -> None:
         if self.idiom not in IDIOMS:
@@ -60,7 +62,11 @@ class ScaleApp:
 
     @property
     def slug(self) -> str:
-        return f"{self.idiom}-m{self.models}" + ("-defer" if self.defer_build else "")
+        return (
+            f"{self.idiom}-m{self.models}"
+            + ("-defer" if self.defer_build else "")
+            + ("-flat" if self.flat else "")
+        )
 
     @property
     def routers(self) -> int:
@@ -245,30 +251,34 @@ def examples_module(models: list[Model]) -> str:
     )
 
 
-def router_module(number: int, models: list[Model]) -> str:
+def router_module(number: int, models: list[Model], flat: bool) -> str:
     names = ", ".join(model.name for model in models)
+    if flat:  # the app's own decorators, the full path in each
+        owner, prefix = [f"from {PACKAGE}.application import app as router"], f"/api/g{number}"
+    else:
+        owner = ["from fastapi import APIRouter", ""]
+        prefix = ""
     lines = [
         f'"""Routes of group {number}."""',
         "",
         "from typing import Any, Dict",
         "",
-        "from fastapi import APIRouter",
-        "",
+        *owner,
         f"from {PACKAGE}.examples import EXAMPLES",
         f"from {PACKAGE}.models import {names}",
-        "",
-        f'router = APIRouter(prefix="/g{number}", tags=["group {number}"])',
     ]
+    if not flat:
+        lines += ["", f'router = APIRouter(prefix="/g{number}", tags=["group {number}"])']
     for model in models:
         lines += [
             "",
             "",
-            f'@router.get("/m{model.index}/{{item_id}}", response_model={model.name})',
+            f'@router.get("{prefix}/m{model.index}/{{item_id}}", response_model={model.name})',
             f"def read_{model.index}(item_id: int) -> Dict[str, Any]:",
             f'    return {{**EXAMPLES["{model.name}"], "id": item_id}}',
             "",
             "",
-            f'@router.post("/m{model.index}", response_model={model.name})',
+            f'@router.post("{prefix}/m{model.index}", response_model={model.name})',
             f"def create_{model.index}(item: {model.name}) -> {model.name}:",
             "    return item",
         ]
@@ -281,19 +291,28 @@ def main_module(app: ScaleApp) -> str:
     compiled = 'bool(getattr(pydantic.v1, "compiled", False))' if app.idiom == "v1" else "True"
     routers = [f"routes_{number:03d}" for number in range(app.routers)]
     imports = "\n".join(f"from {PACKAGE} import {name}" for name in routers)
-    includes = "\n".join(f"api.include_router({name}.router)" for name in routers)
+    if app.flat:  # importing the modules declares their routes on the app
+        mounting = (
+            f"from {PACKAGE}.application import app\n{imports}  # noqa: F401\n\n"
+            f"ROUTE_MODULES = ({', '.join(routers)},)\n"
+        )
+    else:
+        includes = "\n".join(f"api.include_router({name}.router)" for name in routers)
+        mounting = (
+            f"{imports}\n\n"
+            f"{application_source(app)}"
+            'api = APIRouter(prefix="/api")\n'
+            f"{includes}\n"
+            "app.include_router(api)\n"
+        )
     return (
         f'"""The generated app: {app.models} models, {app.routes} routes in {app.routers} '
-        'routers."""\n\n'
+        f'{"modules, on the app itself" if app.flat else "routers"}."""\n\n'
         "import fastapi\n"
         "import pydantic\n"
         "import pydantic.v1\n"
         "from fastapi import APIRouter, FastAPI\n\n"
-        f"{imports}\n\n"
-        f'app = FastAPI(title="Generated app: {app.models} models, {app.idiom} idiom")\n'
-        'api = APIRouter(prefix="/api")\n'
-        f"{includes}\n"
-        "app.include_router(api)\n\n\n"
+        f"{mounting}\n\n"
         '@app.get("/health")\n'
         "def health() -> dict:\n"
         "    return {\n"
@@ -310,6 +329,10 @@ def main_module(app: ScaleApp) -> str:
     )
 
 
+def application_source(app: ScaleApp) -> str:
+    return f'app = FastAPI(title="Generated app: {app.models} models, {app.idiom} idiom")\n'
+
+
 def generate(app: ScaleApp, folder: Path) -> Path:
     """Write the app's package under `folder` (which goes on PYTHONPATH); returns `folder`."""
     models = plan_models(app.models, app.seed)
@@ -320,7 +343,11 @@ def generate(app: ScaleApp, folder: Path) -> Path:
     (package / "examples.py").write_text(examples_module(models))
     for number in range(app.routers):
         group = models[number * MODELS_PER_ROUTER : (number + 1) * MODELS_PER_ROUTER]
-        (package / f"routes_{number:03d}.py").write_text(router_module(number, group))
+        (package / f"routes_{number:03d}.py").write_text(router_module(number, group, app.flat))
+    if app.flat:
+        (package / "application.py").write_text(
+            "from fastapi import FastAPI\n\n" + application_source(app)
+        )
     (package / "main.py").write_text(main_module(app))
     return folder
 

@@ -9,8 +9,16 @@ from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 from rich.console import Console
 
 from loadtest.modes.scale.results import HEADLINE_METRICS
-from loadtest.modes.scale.subjects import DEFER_SUFFIX
-from loadtest.output.charts import REFERENCE_COLOUR, Figure, colour, legend_outside, plt, to_svg
+from loadtest.modes.scale.subjects import DEFER_SUFFIX, FLAT_SUFFIX
+from loadtest.output.charts import (
+    REFERENCE_COLOUR,
+    Axes,
+    Figure,
+    colour,
+    legend_outside,
+    plt,
+    to_svg,
+)
 from loadtest.output.html import figure, html_table, page
 from loadtest.output.text import format_number, format_ratio, markdown_table, print_table
 
@@ -152,10 +160,9 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def growth_figure(scale: dict[str, Any], metric: str) -> Figure:
-    """The metric's median against the number of models, one line per subject; the whiskers span
-    min–max."""
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+def draw_growth(ax: Axes, scale: dict[str, Any], metric: str, legend: bool = True) -> None:
+    """The metric's median against the number of models, one line per subject; the whiskers
+    span min–max."""
     models = scale["models"]
     for key in scale["subjects"]:
         cells = [scale["figures"][key][str(count)][metric] for count in models]
@@ -163,15 +170,15 @@ def growth_figure(scale: dict[str, Any], metric: str) -> Figure:
         lower = [cell["median"] - cell["min"] for cell in cells]
         upper = [cell["max"] - cell["median"] for cell in cells]
         arm = scale["subjects"][key]["arm"]
-        deferred = key.endswith(DEFER_SUFFIX)
+        deferred, flat = key.endswith(DEFER_SUFFIX), key.endswith(FLAT_SUFFIX)
         ax.errorbar(
             models,
             medians,
             yerr=[lower, upper],
             label=key,
             color=colour(arm),
-            linestyle="--" if deferred else "-",
-            marker="s" if deferred else "o",
+            linestyle="--" if deferred else ":" if flat else "-",
+            marker="s" if deferred else "^" if flat else "o",
             markersize=4,
             capsize=3,
         )
@@ -186,7 +193,22 @@ def growth_figure(scale: dict[str, Any], metric: str) -> Figure:
     ax.set_xlabel("models in the app (two routes each)")
     ax.set_ylabel(metric_label(scale, metric))
     ax.grid(axis="y", color=REFERENCE_COLOUR, linewidth=0.5)
-    legend_outside(ax)
+    if legend:
+        legend_outside(ax)
+
+
+def growth_figure(scale: dict[str, Any], metric: str) -> Figure:
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    draw_growth(ax, scale, metric)
+    return fig
+
+
+def summary_figure(scale: dict[str, Any]) -> Figure:
+    """Start-up and memory after every route once, side by side (scale.svg: for a README)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.6))
+    draw_growth(left, scale, "to_health_s", legend=False)
+    draw_growth(right, scale, "rss_routes_mib")
+    fig.tight_layout()
     return fig
 
 
@@ -198,7 +220,7 @@ def html(results: dict[str, Any]) -> str:
         body += figure(
             to_svg(growth_figure(scale, metric)),
             f"{scale['metrics'][metric]['label']}: median of the fresh processes, whiskers "
-            "min–max; dashed: defer_build=True.",
+            "min–max; dashed: defer_build=True; dotted: every route on the app itself.",
         )
     body += "<h2>Figures</h2>" + html_table(*figure_rows(scale))
     if scale["ratios"]:
@@ -214,4 +236,5 @@ def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
     markdown_path.write_text(markdown(results))
     html_path = run_dir / "report.html"
     html_path.write_text(html(results))
+    (run_dir / "scale.svg").write_text(to_svg(summary_figure(results["scale"])))
     return [markdown_path, html_path]

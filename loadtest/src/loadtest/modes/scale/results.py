@@ -37,6 +37,7 @@ def subject_facts(subject: Subject, versions: dict[str, Any]) -> dict[str, Any]:
     return {
         "arm": subject.arm,
         "defer_build": subject.defer_build,
+        "flat": subject.flat,
         "idiom": subject.idiom,
         "environment": ARMS[subject.arm].environment,
         "versions": versions,

@@ -44,7 +44,7 @@ REQUEST_TIMEOUT_S = 60  # the first /openapi.json of the biggest app builds ever
 
 
 def scale_app_of(subject: Subject, models: int, seed: int) -> ScaleApp:
-    return ScaleApp(subject.idiom, models, subject.defer_build, seed)
+    return ScaleApp(subject.idiom, models, subject.defer_build, seed, subject.flat)
 
 
 def compile_app(folder: Path, python: Path) -> None:
@@ -165,7 +165,7 @@ def measure_process(
 
 def run_scale(settings: ScaleSettings, console: Console) -> Path:
     started_at = datetime.now(UTC)
-    subjects = plan_subjects(settings.apps, settings.defer_build)
+    subjects = plan_subjects(settings.apps, settings.defer_build, settings.flat)
     processes = settings.plan.processes
     with (
         run_folder(settings.results_dir, started_at, KIND) as folder,
@@ -175,14 +175,13 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
         console.print(f"Results go to {run_dir}", highlight=False)
         pinning = plan_pinning(settings.pin)
         cpus = pinning.app_cpus if pinning.enabled else None
-        folders: dict[tuple[str, bool, int], Path] = {}
+        folders: dict[str, Path] = {}
         for models in settings.models:
             for subject in subjects:
                 app = scale_app_of(subject, models, settings.seed)
-                key = (app.idiom, app.defer_build, models)
-                if key not in folders:
-                    folders[key] = generate(app, Path(scratch) / app.slug)
-                compile_app(folders[key], arm_python(subject.arm))
+                if app.slug not in folders:
+                    folders[app.slug] = generate(app, Path(scratch) / app.slug)
+                compile_app(folders[app.slug], arm_python(subject.arm))
         console.print(
             f"Generated apps: {', '.join(str(m) for m in settings.models)} models (two routes "
             f"each, ten models per router), seed {settings.seed}, into {scratch} (deleted at "
@@ -198,7 +197,7 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
             return measure_process(
                 subject,
                 app,
-                folders[(app.idiom, app.defer_build, models)],
+                folders[app.slug],
                 port=settings.ports[subject.arm],
                 cpus=cpus,
                 log_path=run_dir / "logs" / f"{subject.key}-m{models}-{label}.log",
@@ -240,6 +239,7 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
             "apps": list(settings.apps),
             "models": list(settings.models),
             "defer_build": settings.defer_build,
+            "flat": settings.flat,
             "quick": settings.quick,
             "processes": processes,
             "seed": settings.seed,

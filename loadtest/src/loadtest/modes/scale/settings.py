@@ -31,6 +31,7 @@ class ScaleSettings:
     apps: tuple[str, ...] = DEFAULT_ARMS
     models: tuple[int, ...] = MODEL_COUNTS
     defer_build: bool = True
+    flat: bool = False
     quick: bool = False
     plan: ScalePlan = field(default_factory=lambda: DEFAULT_PLAN)
     seed: int = 0
