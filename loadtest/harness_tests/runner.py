@@ -5,6 +5,7 @@ import random
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -108,3 +109,24 @@ def lab_processes() -> set[int]:
         if marked:
             found.add(process.info["pid"])
     return found
+
+
+# Time for a process the runner has already stopped to finish exiting (PostgreSQL's backends
+# after their postmaster, a uvicorn worker after its parent): an orphan outlives it.
+EXIT_GRACE_S = 10
+
+
+def leftover_processes(before: set[int]) -> dict[int, str]:
+    """The lab processes started since `before` that are still alive after EXIT_GRACE_S, with
+    their command lines (what an assertion should show)."""
+    deadline = time.monotonic() + EXIT_GRACE_S
+    while (new := lab_processes() - before) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    described = {}
+    for pid in new:
+        try:
+            process = psutil.Process(pid)
+            described[pid] = f"{process.status()}: {' '.join(process.cmdline())[:200]}"
+        except psutil.Error:
+            continue  # gone meanwhile
+    return described

@@ -14,6 +14,7 @@ from harness_tests.runner import (
     REPOSITORY_ROOT,
     TINY_RUN,
     lab_processes,
+    leftover_processes,
     port_options,
     run_runner,
     runner_command,
@@ -44,7 +45,7 @@ def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
         f"./test.sh: error: port {busy_port} (for app_v1) is already in use; stop whatever "
         "listens there (an earlier ./test.sh?) or move v1 with --port-v1 PORT"
     )
-    assert lab_processes() - before == set()
+    assert leftover_processes(before) == {}
 
 
 @pytest.mark.parametrize("mode", ["run", "ladder", "profile"])
@@ -118,8 +119,7 @@ def test_interrupt_mid_run_stops_everything(tmp_path, signal_number: int) -> Non
     assert runner.returncode == 130
     assert "interrupted; everything it started was stopped" in stderr
     assert "Traceback" not in stderr
-    time.sleep(0.5)
-    assert lab_processes() - before == set()
+    assert leftover_processes(before) == {}
 
 
 def test_a_dead_embedded_postgresql_stops_the_run_in_one_line(tmp_path) -> None:
@@ -143,8 +143,7 @@ def test_a_dead_embedded_postgresql_stops_the_run_in_one_line(tmp_path) -> None:
         "stopped on its own (killed, crashed or out of memory): nothing can use "
         "it any more; everything it started was stopped"
     )
-    time.sleep(0.5)
-    assert lab_processes() - before == set()
+    assert leftover_processes(before) == {}
 
 
 def _child_command_lines(pid: int) -> list[str]:

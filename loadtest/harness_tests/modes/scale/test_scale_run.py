@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from harness_tests.runner import lab_processes, only_run, port_options, run_runner
+from harness_tests.runner import (
+    lab_processes,
+    leftover_processes,
+    only_run,
+    port_options,
+    run_runner,
+)
 from loadtest.modes.scale.results import METRICS
 
 
@@ -17,7 +23,7 @@ def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_pat
     arguments = ["scale", "--models", "4,2", "--processes", "1", "--apps", "v1,v2"]
     result = run_runner(*arguments, *port_options(), "--results-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert lab_processes() - before == set()
+    assert leftover_processes(before) == {}
     run_dir = only_run(tmp_path)
     assert run_dir.name.endswith("-scale")
     results = json.loads((run_dir / "results.json").read_text())
