@@ -4,6 +4,7 @@ every arm's environment, every route answers its model and OpenAPI lists every r
 import filecmp
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,6 +70,15 @@ def test_each_idiom_spells_its_major() -> None:
     assert "@field_validator(" in v2_source and "orm_mode" not in v2_source
 
 
+def verified_process(
+    subject: Subject, app: ScaleApp, folder: Path
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """What a run does before timing: one process of the app, every route checked."""
+    return measure_process(
+        subject, app, folder, port=free_port(), cpus=None, log_path=folder / "app.log", verify=True
+    )
+
+
 @pytest.mark.parametrize(
     "subject",
     plan_subjects(ARM_NAMES, defer_build=True, flat=True),
@@ -81,15 +91,7 @@ def test_every_generated_app_answers_every_route_in_its_arm(
     with its model's JSON (computed fields included), OpenAPI lists every route."""
     app = ScaleApp(subject.idiom, 23, subject.defer_build, flat=subject.flat)
     folder = generate(app, tmp_path / "app")
-    figures, versions = measure_process(
-        subject,
-        app,
-        folder,
-        port=free_port(),
-        cpus=None,
-        log_path=tmp_path / "app.log",
-        verify=True,
-    )
+    figures, versions = verified_process(subject, app, folder)
     assert figures["to_health_s"] > figures["import_s"] > 0
     assert figures["rss_routes_mib"] >= figures["uss_routes_mib"] > 0
     assert versions["pydantic"].startswith("1." if subject.arm == "v1" else "2.")
@@ -102,15 +104,7 @@ def test_a_route_that_answers_wrong_stops_the_run(tmp_path: Path) -> None:
     routes = folder / "scale_app" / "routes_000.py"
     routes.write_text(routes.read_text().replace('"id": item_id', '"id": item_id + 1', 1))
     with pytest.raises(LabError, match=r"v2, 3 models: GET /api/g0/m0/1000 answered other JSON"):
-        measure_process(
-            Subject("v2"),
-            app,
-            folder,
-            port=free_port(),
-            cpus=None,
-            log_path=tmp_path / "app.log",
-            verify=True,
-        )
+        verified_process(Subject("v2"), app, folder)
 
 
 def test_the_bytecode_of_every_module_is_written_even_when_python_would_not(

@@ -5,10 +5,12 @@ versions of the lab are read by upgrading them in memory, never on disk."""
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from loadtest.lab.errors import LabError
+from loadtest.lab.host import host_facts
 
 SCHEMA_VERSION = 4
 # What each version changed, for the reader of an old file:
@@ -17,6 +19,18 @@ SCHEMA_VERSION = 4
 #   4: `kind` in every file, and one spelling of a ratio in all of them.
 READABLE_VERSIONS = (2, 3, 4)
 KINDS = ("benchmark", "ladder", "micro", "profile", "scale")
+
+
+def run_header(started_at: datetime) -> dict[str, Any]:
+    """What every mode's results.json opens with, for a run that finishes now: when it started
+    and finished, how long it took, and the machine."""
+    finished_at = datetime.now(UTC)
+    return {
+        "started_at": started_at.isoformat(),
+        "finished_at": finished_at.isoformat(),
+        "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
+        "host": host_facts(),
+    }
 
 
 def as_document(kind: str, results: dict[str, Any]) -> dict[str, Any]:

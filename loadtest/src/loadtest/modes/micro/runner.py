@@ -11,14 +11,13 @@ from rich.console import Console
 
 from loadtest.lab.arms import ARMS, arm_python
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import host_facts
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.lab.pinning import format_cpus, plan_pinning
 from loadtest.lab.processes import start_process, stop_process
 from loadtest.modes.micro.report import print_report, write_reports
 from loadtest.modes.micro.results import PYDANTIC_GROUP, SHARED_GROUPS, summarise
 from loadtest.modes.micro.settings import MicroPlan, MicroSettings
-from loadtest.output.results_file import write_results
+from loadtest.output.results_file import run_header, write_results
 from loadtest.output.run_folder import run_folder
 
 KIND = "micro"
@@ -130,12 +129,8 @@ def run_micro(settings: MicroSettings, console: Console) -> Path:
             runs.append(run_job(job, plan, run_dir, cpus))
             console.print(f"    done in {time.monotonic() - began:.1f}s", highlight=False)
     micro = summarise(runs)
-    finished_at = datetime.now(UTC)
     results = {
-        "started_at": started_at.isoformat(),
-        "finished_at": finished_at.isoformat(),
-        "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
-        "host": host_facts(),
+        **run_header(started_at),
         "settings": {
             "apps": list(settings.apps),
             "quick": settings.quick,

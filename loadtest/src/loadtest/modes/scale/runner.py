@@ -25,7 +25,6 @@ from rich.console import Console
 from loadtest.lab.apps import RunningApp, start_app
 from loadtest.lab.arms import arm_python, rotations
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import host_facts
 from loadtest.lab.memory import read_tree_memory
 from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.processes import child_environment
@@ -35,7 +34,7 @@ from loadtest.modes.scale.report import print_report, write_reports
 from loadtest.modes.scale.results import METRICS, summarise
 from loadtest.modes.scale.settings import ScaleSettings
 from loadtest.modes.scale.subjects import Subject, plan_subjects
-from loadtest.output.results_file import write_results
+from loadtest.output.results_file import run_header, write_results
 from loadtest.output.run_folder import run_folder
 
 KIND = "scale"
@@ -61,6 +60,9 @@ def compile_app(folder: Path, python: Path) -> None:
 
 
 def uvicorn_args(port: int) -> list[str]:
+    """Plain uvicorn, not lab/apps.py's uvicorn_arguments: that one serves an arm with the lab's
+    bounded HTTP protocol from commons, whose import would be counted in every generated app's
+    start-up."""
     return [
         MODULE,
         "--host",
@@ -229,12 +231,8 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
                         {"subject": subject.key, "models": models, "round": round_number} | figures
                     )
             console.print(f"    done in {time.monotonic() - began:.0f}s", highlight=False)
-    finished_at = datetime.now(UTC)
     results = {
-        "started_at": started_at.isoformat(),
-        "finished_at": finished_at.isoformat(),
-        "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
-        "host": host_facts(),
+        **run_header(started_at),
         "settings": {
             "apps": list(settings.apps),
             "models": list(settings.models),
