@@ -33,6 +33,9 @@ def test_plain_or_invalid_integers_are_not_lenient(value: object) -> None:
         case(path_parameters={"post_id": "2_0_2_9_0"}),
         case(query={"per_page": " 10"}),
         case(body={**VALID, "published_at": 5}, path_parameters={"post_id": "1_2"}),
+        case(query={"items": "10.0"}),
+        case(query={"items": "5", "comments": " 3"}),
+        case(body={"posts": [VALID, {**VALID, "published_at": True}]}),
     ],
 )
 def test_pinned_inputs_are_recognised(pinned: SimpleNamespace) -> None:
@@ -50,6 +53,8 @@ def test_pinned_inputs_are_recognised(pinned: SimpleNamespace) -> None:
         case(query={"per_page": "１０"}),
         case(body=[1, 2]),
         case(path_parameters={"post_id": "12"}, query={"per_page": "-1"}),
+        case(body={"posts": [VALID, VALID]}),
+        case(query={"items": "٣"}),
     ],
 )
 def test_other_inputs_are_not_pinned(other: SimpleNamespace) -> None:
@@ -62,6 +67,7 @@ def test_other_inputs_are_not_pinned(other: SimpleNamespace) -> None:
         case(body={**VALID, "published_at": 0, "title": "a\x00b"}),
         case(body={**VALID, "published_at": 0, "content": "C" * 100_001}),
         case(body={**VALID, "published_at": 0, "title": 7}),
+        case(body={"posts": [{**VALID, "published_at": 0}, {**VALID, "title": "a\x00b"}]}),
     ],
 )
 def test_a_pinned_input_does_not_hide_another_violation(masked: SimpleNamespace) -> None:

@@ -40,6 +40,10 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         ("PUT", "/posts/{post_id}"),
         ("DELETE", "/posts/{post_id}"),
         ("GET", "/health"),
+        ("POST", "/posts_bulk"),
+        ("GET", "/payloads/flat"),
+        ("GET", "/payloads/nested"),
+        ("POST", "/payloads/validate"),
     } | {("GET", f"{LADDER_PREFIX}/{rung}") for rung in RUNG_NAMES}
     # 503: every operation that uses the database answers it after DATABASE_TIMEOUT_SECONDS.
     assert v1_operations[("GET", "/posts")]["status_codes"] == ["200", "422", "503"]
@@ -65,6 +69,10 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         "503",
     ]
     assert v1_operations[("GET", "/health")]["status_codes"] == ["200", "503"]
+    assert v1_operations[("POST", "/posts_bulk")]["status_codes"] == ["201", "413", "422", "503"]
+    assert v1_operations[("POST", "/payloads/validate")]["status_codes"] == ["200", "413", "422"]
+    for shape in ("flat", "nested"):  # no database: no 503
+        assert v1_operations[("GET", f"/payloads/{shape}")]["status_codes"] == ["200", "422"]
     for rung in RUNG_NAMES:  # no parameters, no database: nothing else to answer
         assert v1_operations[("GET", f"{LADDER_PREFIX}/{rung}")]["status_codes"] == ["200"]
 

@@ -19,6 +19,10 @@ app = build_app(
         posts_out=schemas.PostsOut,
         order=schemas.Order,
         calls=serialization.CALLS,
+        posts_in=schemas.PostsIn,
+        post_ids=schemas.PostIds,
+        validated_posts=schemas.ValidatedPosts,
+        nested_posts_out=schemas.NestedPostsOut,
     ),
     pydantic_version=pydantic.VERSION,  # the installed distribution: 1.10 or 2 (v1-shim)
     pydantic_v1_version=PYDANTIC_V1_VERSION,

@@ -33,6 +33,7 @@ from commons.database_deadline import (
 from commons.error_bodies import bounded_errors
 from commons.health import build_health_router, collect_versions
 from commons.ladder import build_ladder_router
+from commons.payload_routes import build_payload_router
 from commons.routes import SchemaSet, build_posts_router
 
 logger = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ def build_app(
     app.state.session_factory = create_session_factory(engine)
     app.include_router(build_posts_router(schemas))
     app.include_router(build_ladder_router(schemas))
+    app.include_router(build_payload_router(schemas))
     versions = collect_versions(pydantic_version, pydantic_compiled, pydantic_v1_version)
     app.include_router(build_health_router(versions))
     # Added first, so it runs inside BodySizeLimit: bodies it buffers are already bounded.
@@ -109,7 +111,7 @@ def uses_database(path: str) -> bool:
     """Whether a request path reaches a route that uses the database: those take a database
     slot (commons/database_deadline.py); /posts_synthetic, /docs and the rest never wait for
     one. tests/api/test_frozen_database.py checks it against the routes that document a 503."""
-    return path in ("/posts", "/health") or path.startswith("/posts/")
+    return path in ("/posts", "/posts_bulk", "/health") or path.startswith("/posts/")
 
 
 def database_slot_count(settings: Settings) -> int | None:

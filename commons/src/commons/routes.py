@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 
 from commons import crud
 from commons.database import SessionDep
+from commons.payloads import MAX_BULK_POSTS
 from commons.synthetic import build_synthetic_posts
 
 DEFAULT_PER_PAGE = 10
@@ -22,7 +23,13 @@ MAX_PAGE = 1_000_000
 PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Posts per page.")]
 PostId = Annotated[int, Path(description="The post's id.")]
 # The integer parameters, which every arm reads from ASCII digits only (AsciiIntegersRoute).
-INTEGER_PARAMETERS = (("path", "post_id"), ("query", "per_page"), ("query", "page"))
+INTEGER_PARAMETERS = (
+    ("path", "post_id"),
+    ("query", "per_page"),
+    ("query", "page"),
+    ("query", "items"),  # payload_routes.py
+    ("query", "comments"),
+)
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "Post not found"}}
 # Every route that uses the database (commons/database_deadline.py).
 DATABASE_DOWN: dict[int | str, dict[str, Any]] = {
@@ -55,6 +62,11 @@ class SchemaSet:
     posts_out: type[Any]
     order: type[Enum]
     calls: PydanticCalls
+    # The payload sweep's (commons/payload_routes.py, POST /posts_bulk below).
+    posts_in: type[Any]  # {"posts": [PostIn, ...]}, 1 to MAX_BULK_POSTS
+    post_ids: type[Any]  # {"ids": [...]}
+    validated_posts: type[Any]  # {"count": n}
+    nested_posts_out: type[Any]  # {"posts": [a post with its author and comments]}
 
 
 class AsciiIntegersRoute(APIRoute):
@@ -103,6 +115,8 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     PostIn = schemas.post_in
     PostOut = schemas.post_out
     PostsOut = schemas.posts_out
+    PostsIn = schemas.posts_in
+    PostIds = schemas.post_ids
     Order = schemas.order
     ascending = Order("asc")
 
@@ -152,6 +166,18 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     def create_post(session: SessionDep, post_in: PostIn) -> Any:  # type: ignore[valid-type]
         """Create a post."""
         return crud.create_post(session=session, post_in=post_in)
+
+    @router.post(
+        "/posts_bulk",
+        response_model=PostIds,
+        status_code=status.HTTP_201_CREATED,
+        responses=TOO_LARGE | DATABASE_DOWN,
+        summary="Create posts in bulk",
+        description=f"Create 1 to {MAX_BULK_POSTS} posts in one transaction: all of them or "
+        "none. Answers their ids, in the order sent.",
+    )
+    def create_posts(session: SessionDep, posts_in: PostsIn) -> Any:  # type: ignore[valid-type]
+        return {"ids": crud.create_posts(session=session, posts_in=posts_in.posts)}  # type: ignore[attr-defined]
 
     @router.put(
         "/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND | TOO_LARGE | DATABASE_DOWN
