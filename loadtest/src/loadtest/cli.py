@@ -17,12 +17,13 @@ from loadtest.modes.options import PROGRAM, ModeCommand
 from loadtest.modes.profile import command as profile
 from loadtest.modes.report import command as report
 from loadtest.modes.scale import command as scale
+from loadtest.modes.sweep import command as sweep
 from loadtest.modes.up import command as up
 
 # Every mode, in the order --help lists them; a new mode is one more entry.
 MODES: dict[str, ModeCommand] = {
     command.NAME: cast(ModeCommand, command)
-    for command in (benchmark, ladder, micro, profile, scale, report, up, dataset)
+    for command in (benchmark, ladder, micro, profile, scale, sweep, report, up, dataset)
 }
 DEFAULT_MODE = benchmark.NAME
 

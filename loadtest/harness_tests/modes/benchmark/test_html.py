@@ -3,22 +3,16 @@ rendered in a real browser (Debian's Chromium, .ci/run installs it) with the net
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
-from matplotlib import image
 
+from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
 from harness_tests.factories import build, make_run, steady_runs, three_arm_rounds
 from harness_tests.runner import run_runner
-from loadtest.lab.arms import ARMS
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.settings import BenchmarkSettings
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def three_arm_results() -> dict:
@@ -141,35 +135,11 @@ def test_run_directories_belong_to_the_report_mode_only() -> None:
     assert "unrecognized arguments: results/latest (see ./test.sh dataset --help)" in result.stderr
 
 
-def hex_colour(text: str) -> np.ndarray:
-    return np.array([int(text[i : i + 2], 16) for i in (1, 3, 5)]) / 255
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (.ci/run installs it)")
+@needs_chromium
 def test_report_html_renders_its_charts_in_chromium_offline(tmp_path: Path) -> None:
     path = write_html_report(tmp_path, three_arm_results())
-    screenshot = tmp_path / "page.png"
-    result = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--proxy-server=http://127.0.0.1:9",
-            "--window-size=1300,4000",
-            f"--screenshot={screenshot}",
-            path.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    pixels = image.imread(screenshot)[:, :, :3]
+    pixels = screenshot_pixels(path, tmp_path)
     for arm in three_arm_results()["apps"]:
-        colour = ARMS[arm].colour
         # Every arm's bars are drawn: many pixels of exactly its colour.
-        matching = np.all(np.abs(pixels - hex_colour(colour)) < 0.02, axis=-1).sum()
+        matching = pixels_of_arm(pixels, arm)
         assert matching > 2000, (arm, matching)

@@ -1,6 +1,7 @@
 """Ratios between arms over window records: an arm's window paired with the reference arm's
 window of the same round (and repeat)."""
 
+import statistics
 from collections.abc import Callable, Iterable
 
 from loadtest.analysis.ratio import PairedRatio, keyed, paired_ratios
@@ -35,3 +36,23 @@ def window_ratio(
     records: Iterable[WindowRecord], scenario: str, arm: str, reference: str
 ) -> PairedRatio:
     return PairedRatio.from_pairs(window_ratios(records, scenario, arm, reference))
+
+
+def by_group(
+    records: Iterable[WindowRecord], arm: str, value: Callable[[WindowRecord], float | None]
+) -> dict[int, float]:
+    """The arm's window values by the group they ran in (their `round`: in the ladder, one
+    rung's group; in the sweep, one cell's), the key a ratio between two arms pairs by."""
+    return keyed(
+        (record for record in records if record.arm == arm),
+        key=lambda record: record.round,
+        value=value,
+    )
+
+
+def median_of(
+    records: Iterable[WindowRecord], value: Callable[[WindowRecord], float | None]
+) -> float | None:
+    """The median of the records' values (those that have one), or None."""
+    values = [figure for record in records if (figure := value(record)) is not None]
+    return statistics.median(values) if values else None

@@ -3,9 +3,12 @@ of windows, and read every arm's (and PostgreSQL's) CPU at each counted window's
 
 import os
 import time
-from contextlib import ExitStack
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -15,9 +18,11 @@ from loadtest.lab.cpu import TreeCpu, busy_seconds, cpu_seconds_between, read_tr
 from loadtest.lab.database import BenchmarkDatabase, check_configured_url, provide_database
 from loadtest.lab.docker import start_container_app
 from loadtest.lab.errors import LabError
-from loadtest.lab.pinning import PinningPlan, pin_process_tree
-from loadtest.lab.processes import ensure_port_free
+from loadtest.lab.host import host_facts
+from loadtest.lab.pinning import PinningPlan, pin_process_tree, plan_pinning
+from loadtest.lab.processes import child_environment, ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
+from loadtest.load.calibration import calibrate_load_generator
 from loadtest.load.locust_runs import (
     BENCHMARK_LOCUSTFILE,
     STOP_TIMEOUT_S,
@@ -28,6 +33,7 @@ from loadtest.load.locust_runs import (
 from loadtest.load.schedule import Schedule
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.load.windows import WindowCpu
+from loadtest.output.run_folder import run_folder
 
 # Locust's start-up (imports, spawning users) before the schedule's first window; a late start
 # only shortens the first warm-up window.
@@ -92,6 +98,7 @@ def run_paired_locust(
     database_pid: int | None,
     during: str,
     locustfile: Path = BENCHMARK_LOCUSTFILE,
+    extra_arguments: Sequence[str] = (),
 ) -> tuple[LocustRun, dict[int, WindowCpu]]:
     """One locust run along a schedule, CPU read at every counted window's edges; an app that
     died meanwhile is an error, never a window of zero requests."""
@@ -107,7 +114,7 @@ def run_paired_locust(
             user_classes=[user_class],
             load_processes=settings.load_processes,
             locustfile=locustfile,
-            extra_arguments=["--schedule", str(schedule_path)],
+            extra_arguments=["--schedule", str(schedule_path), *extra_arguments],
         ),
         output_prefix=prefix,
         cpus=pinning.load_cpus if pinning.enabled else None,
@@ -217,3 +224,63 @@ def start_database(
         pinning = replace(pinning, note=f"{note} (the external PostgreSQL is not pinned)")
         console.print(f"Pinning, corrected: {pinning.note}", highlight=False)
     return database, pinning
+
+
+@dataclass(frozen=True)
+class PairedSession:
+    """A paired mode's run once every arm answers /health: where it writes, the machine, the
+    CPUs, the database, the running apps, locust's calibration and the progress display."""
+
+    run_dir: Path
+    started_at: datetime
+    host: dict[str, object]
+    pinning: PinningPlan
+    environment: dict[str, str]
+    database: BenchmarkDatabase
+    apps: dict[str, RunningApp]
+    calibration: dict[str, Any] | None
+    progress: ProgressDisplay
+
+
+@contextmanager
+def paired_session(
+    settings: PairedLoadSettings, kind: str, console: Console, planned_s: float
+) -> Iterator[PairedSession]:
+    """What the ladder and the sweep do before timing, and undo after it: a run folder, the
+    runner pinned, the database, locust calibrated (unless --no-calibration), every arm
+    started. On leaving, every app and the database stop, whatever happened."""
+    check_local_arms(settings)
+    started_at = datetime.now(UTC)
+    with run_folder(settings.results_dir, started_at, kind) as folder:
+        pinning = plan_pinning(settings.pin)
+        pin_runner(pinning)
+        console.print(f"Results go to {folder.path}", highlight=False)
+        console.print(f"Pinning: {pinning.note}", highlight=False)
+        environment = child_environment()
+        host = host_facts()
+        with ExitStack() as stack:
+            database, pinning = start_database(stack, pinning, console)
+            folder.begin_measuring()
+            with ProgressDisplay(planned_s, console) as progress:
+                calibration = None
+                if settings.calibrate:
+                    calibration = calibrate_load_generator(
+                        settings, pinning, folder.path, progress, CALIBRATION_S, environment
+                    )
+                apps: dict[str, RunningApp] = {}
+                for app in settings.apps:
+                    apps[app] = start_arm(
+                        settings, app, database, pinning, folder.path, environment
+                    )
+                    stack.callback(apps[app].stop)
+                yield PairedSession(
+                    folder.path,
+                    started_at,
+                    host,
+                    pinning,
+                    environment,
+                    database,
+                    apps,
+                    calibration,
+                    progress,
+                )

@@ -168,8 +168,11 @@ def add_workers(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_paired_load(parser: argparse.ArgumentParser, defaults: PairedLoadSettings) -> None:
-    """The options of a mode that loads the arms in paired windows (benchmark, ladder)."""
+def add_paired_load(
+    parser: argparse.ArgumentParser, defaults: PairedLoadSettings, *, load_processes: bool = True
+) -> None:
+    """The options of a mode that loads the arms in paired windows (benchmark, ladder, sweep;
+    the sweep runs one locust process: its users count themselves)."""
     add_users(parser, defaults.users)
     parser.add_argument(
         "--window",
@@ -178,12 +181,13 @@ def add_paired_load(parser: argparse.ArgumentParser, defaults: PairedLoadSetting
         f"{defaults.window_s:g}; the first {defaults.settle_s:g}s of each are not counted)",
     )
     add_workers(parser)
-    parser.add_argument(
-        "--load-processes",
-        type=positive_int,
-        default=1,
-        help="locust processes (a master and N workers when N > 1; default 1)",
-    )
+    if load_processes:
+        parser.add_argument(
+            "--load-processes",
+            type=positive_int,
+            default=1,
+            help="locust processes (a master and N workers when N > 1; default 1)",
+        )
     add_no_pin(parser)
     parser.add_argument(
         "--no-calibration",
@@ -200,7 +204,7 @@ def paired_load_values(arguments: argparse.Namespace) -> dict[str, Any]:
         "apps": arguments.apps,
         "users": arguments.users,
         "workers": arguments.workers,
-        "load_processes": arguments.load_processes,
+        "load_processes": getattr(arguments, "load_processes", 1),
         "pin": not arguments.no_pin,
         "calibrate": not arguments.no_calibration,
         "ports": ports_from(arguments, arguments.apps),

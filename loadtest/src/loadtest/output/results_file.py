@@ -18,7 +18,7 @@ SCHEMA_VERSION = 4
 #   ladder, micro and profile runs were written without a version before 4;
 #   4: `kind` in every file, and one spelling of a ratio in all of them.
 READABLE_VERSIONS = (2, 3, 4)
-KINDS = ("benchmark", "ladder", "micro", "profile", "scale")
+KINDS = ("benchmark", "ladder", "micro", "profile", "scale", "sweep")
 
 
 def run_header(started_at: datetime) -> dict[str, Any]:

@@ -2,16 +2,14 @@
 its speed-up over response_model (paired with the adjacent response_model window of the same
 app, median and 95% CI), its share of the floor, and per rung each app over the baseline app."""
 
-import statistics
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from commons.ladder import BASE_RUNG, RUNGS
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
 from loadtest.analysis.limits import SATURATION_LIMIT
-from loadtest.analysis.paired_windows import window_ratio
-from loadtest.analysis.ratio import PairedRatio, keyed, paired_ratio, ratios_by_key
+from loadtest.analysis.paired_windows import by_group, median_of, window_ratio
+from loadtest.analysis.ratio import PairedRatio, paired_ratio, ratios_by_key
 from loadtest.analysis.stats import round_or_none
 from loadtest.lab.arms import BASELINE
 from loadtest.lab.pinning import PinningPlan
@@ -35,17 +33,6 @@ def ladder_arm(app: str, rung: str) -> str:
 def split_arm(arm: str) -> tuple[str, str]:
     app, _, rung = arm.rpartition(ARM_SEPARATOR)
     return app, rung
-
-
-def by_group(
-    records: list[WindowRecord], arm: str, value: Callable[[WindowRecord], float | None]
-) -> dict[int, float]:
-    """The arm's window values by group (the windows sharing a `round`: one rung's group)."""
-    return keyed(
-        (record for record in records if record.arm == arm),
-        key=lambda record: record.round,
-        value=value,
-    )
 
 
 def app_cpu_ms(record: WindowRecord) -> float | None:
@@ -73,13 +60,6 @@ def speedups_by_round(
             by_group(records, base, app_cpu_ms), by_group(records, own, app_cpu_ms)
         )
     return {group // groups_per_round: value for group, value in speedups.items()}
-
-
-def median_of(
-    records: list[WindowRecord], value: Callable[[WindowRecord], float | None]
-) -> float | None:
-    values = [figure for record in records if (figure := value(record)) is not None]
-    return statistics.median(values) if values else None
 
 
 def rung_figures(

@@ -9,7 +9,6 @@ and with the other app's same rung (v2 over v1), under nearly the same machine s
 
 import math
 import time
-from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,22 +19,16 @@ from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import ARMS
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import host_facts
-from loadtest.lab.pinning import PinningPlan, plan_pinning
-from loadtest.lab.processes import child_environment
+from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
-from loadtest.load.calibration import calibrate_load_generator
 from loadtest.load.locust_runs import LOCUSTFILES, LocustRun
 from loadtest.load.paired import (
     CALIBRATION_S,
     app_cpu_capacity,
-    check_local_arms,
     locust_start_s,
     locust_tail_s,
-    pin_runner,
+    paired_session,
     run_paired_locust,
-    start_arm,
-    start_database,
 )
 from loadtest.load.schedule import Schedule, build_grouped_schedule
 from loadtest.load.verify import verify_ladder
@@ -44,7 +37,6 @@ from loadtest.modes.ladder.report import print_report, write_reports
 from loadtest.modes.ladder.results import build_ladder_results, ladder_arm, split_arm
 from loadtest.modes.ladder.settings import LadderSettings
 from loadtest.output.results_file import write_results
-from loadtest.output.run_folder import run_folder
 
 KIND = "ladder"
 LADDER_LOCUSTFILE = LOCUSTFILES / "ladder_users.py"
@@ -80,54 +72,35 @@ def planned_seconds(settings: LadderSettings, rungs: tuple[str, ...]) -> float:
 
 def run_ladder(settings: LadderSettings, console: Console) -> Path:
     """Start the apps, verify every rung, time them, write results/<timestamp>-ladder/."""
-    check_local_arms(settings)
     rungs = RUNG_NAMES
-    started_at = datetime.now(UTC)
-    with run_folder(settings.results_dir, started_at, KIND) as folder:
-        run_dir = folder.path
-        host = host_facts()
-        pinning = plan_pinning(settings.pin)
-        pin_runner(pinning)
-        console.print(f"Results go to {run_dir}", highlight=False)
-        console.print(f"Pinning: {pinning.note}", highlight=False)
-        environment = child_environment()
-        calibration = None
-        with ExitStack() as stack:
-            # The apps need a database to start; no rung reads it.
-            database, pinning = start_database(stack, pinning, console)
-            folder.begin_measuring()
-            with ProgressDisplay(planned_seconds(settings, rungs), console) as progress:
-                if settings.calibrate:
-                    calibration = calibrate_load_generator(
-                        settings, pinning, run_dir, progress, CALIBRATION_S, environment
-                    )
-                apps: dict[str, RunningApp] = {}
-                for app in settings.apps:
-                    apps[app] = start_arm(settings, app, database, pinning, run_dir, environment)
-                    stack.callback(apps[app].stop)
-                for app, running in apps.items():
-                    with httpx.Client(base_url=running.base_url, timeout=30) as client:
-                        check_rungs(app, client, rungs)
-                progress.note(f"every rung of {', '.join(apps)} answers response_model's posts")
-                records, locust = measure_ladder(settings, apps, rungs, pinning, run_dir, progress)
-            versions = {app: running.versions for app, running in apps.items()}
+    # The apps need a database to start; no rung reads it.
+    with paired_session(settings, KIND, console, planned_seconds(settings, rungs)) as session:
+        for app, running in session.apps.items():
+            with httpx.Client(base_url=running.base_url, timeout=30) as client:
+                check_rungs(app, client, rungs)
+        progress = session.progress
+        progress.note(f"every rung of {', '.join(session.apps)} answers response_model's posts")
+        records, locust = measure_ladder(
+            settings, session.apps, rungs, session.pinning, session.run_dir, progress
+        )
+        versions = {app: running.versions for app, running in session.apps.items()}
     results = build_ladder_results(
         settings=settings,
         rungs=rungs,
         records=records,
         locust=locust,
-        calibration=calibration,
+        calibration=session.calibration,
         versions=versions,
-        host=host,
-        pinning=pinning,
-        started_at=started_at,
+        host=session.host,
+        pinning=session.pinning,
+        started_at=session.started_at,
         finished_at=datetime.now(UTC),
     )
-    document = write_results(run_dir, KIND, results)
-    write_reports(run_dir, document)
+    document = write_results(session.run_dir, KIND, results)
+    write_reports(session.run_dir, document)
     print_report(document, console)
-    console.print(f"\nWrote {run_dir}/results.json and report.md", highlight=False)
-    return run_dir
+    console.print(f"\nWrote {session.run_dir}/results.json and report.md", highlight=False)
+    return session.run_dir
 
 
 def check_rungs(app: str, client: httpx.Client, rungs: tuple[str, ...]) -> None:

@@ -34,6 +34,10 @@ def reporter(kind: str) -> Reporter:
         from loadtest.modes.scale import report as scale
 
         return scale.write_reports, scale.print_report
+    if kind == "sweep":
+        from loadtest.modes.sweep import report as sweep
+
+        return sweep.write_reports, sweep.print_report
     from loadtest.modes.profile import report as profile
 
     return profile.write_reports, profile.print_report

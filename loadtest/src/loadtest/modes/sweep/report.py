@@ -1,0 +1,334 @@
+"""The sweep's report: in the terminal, report.md and report.html (the gain against the bytes
+of an answer or a body, and app CPU per post), and sweep.svg, from results.json alone."""
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, ScalarFormatter
+from rich.console import Console
+
+from loadtest.output.charts import REFERENCE_COLOUR, Axes, Figure, colour, plt, to_svg
+from loadtest.output.html import figure, html_table, page
+from loadtest.output.text import (
+    format_number,
+    format_ratio,
+    markdown_table,
+    print_flags,
+    print_table,
+)
+
+TITLE = "How the gain scales with the payload"
+NOTE = (
+    "Each arm's figures: the median over its windows (r/s, app CPU per request and per post) "
+    "and over all its requests (p50/p99). Ratios: the arm over the reference in the same round "
+    "and cell, median of the rounds with its 95% CI; by r/s (above 1: faster) and by app CPU "
+    "per request (the reference's over the arm's). A cell's gain is the r/s ratio, or the CPU "
+    "ratio where the load generator held an arm back (marked *). Bytes: the v1 arm's answer "
+    "(reads) or the body sent (writes)."
+)
+SHAPE_STYLE = {  # linestyle, marker
+    "flat": ("-", "o"),
+    "nested": ("--", "s"),
+    "bulk": (":", "^"),
+    "validate": ("-.", "D"),
+}
+# Published points, drawn as references: their machines, their versions.
+JIRISPILKA = (  # response bytes, low, high: FastAPI 0.100, in-process TestClient, one run
+    (1_000, 1.0, 1.0),
+    (10_000, 3.0, 3.0),
+    (100_000, 10.0, 13.0),
+    (1_000_000, 10.0, 21.0),
+)
+SEED_004 = (20_000, 6.97)  # READ synthetic: 100 short posts (about 20 KB), ab -c 10, 2023
+
+
+def bytes_label(value: float) -> str:
+    for unit, size in (("MB", 1e6), ("KB", 1e3)):
+        if value >= size:
+            return f"{value / size:,.3g} {unit}"
+    return f"{value:,.0f} B"
+
+
+def cell_bytes(cell: dict[str, Any]) -> int:
+    return int(
+        cell["response_bytes"] if cell["shape"] in ("flat", "nested") else cell["request_bytes"]
+    )
+
+
+def gain_text(gain: dict[str, Any]) -> str:
+    return format_ratio(gain, mark=False) + (" *" if gain["by"] == "cpu" else "")
+
+
+def summary_lines(results: dict[str, Any]) -> list[str]:
+    """Per read shape, the first comparison's gain at the smallest and the largest size and
+    where it crosses 1.5x and 3x; per write shape, its gain at the largest size."""
+    if not results["comparisons"]:
+        return []
+    name = results["comparisons"][0]
+    lines = []
+    for shape in results["shapes"]:
+        cells = [cell for cell in results["cells"] if cell["shape"] == shape]
+        if not cells:
+            continue
+        first, last = cells[0], cells[-1]
+        text = (
+            f"{shape}: {name} {gain_text(first['gains'][name])} at {first['size']:,} "
+            f"({bytes_label(cell_bytes(first))})"
+        )
+        if last is not first:
+            text += (
+                f", {gain_text(last['gains'][name])} at {last['size']:,} "
+                f"({bytes_label(cell_bytes(last))})"
+            )
+        crossing = results["crossings"].get(name, {}).get(shape)
+        if crossing:
+            parts = []
+            for threshold, found in crossing.items():
+                if found["estimate"] is not None:
+                    span = (
+                        f" [{bytes_label(found['ci95_high'])}–{bytes_label(found['ci95_low'])}]"
+                        if found["ci95_high"] and found["ci95_low"]
+                        else ""
+                    )
+                    parts.append(f"{threshold} from about {bytes_label(found['estimate'])}{span}")
+            if parts:
+                text += "; crosses " + ", ".join(parts)
+        lines.append(text + ".")
+    return lines
+
+
+def heading(results: dict[str, Any]) -> str:
+    settings = results["settings"]
+    return (
+        f"{TITLE}: {', '.join(settings['apps'])} — {len(results['cells'])} cells, "
+        f"{settings['rounds']} rounds, on {results['host']['cpu_model']}"
+    )
+
+
+def figure_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    apps = results["settings"]["apps"]
+    header = ["cell", "bytes", "users", *(f"{app} r/s" for app in apps)]
+    header += [f"{app} CPU µs/post" for app in apps]
+    header += [f"{app} p50/p99 ms" for app in apps]
+    rows = []
+    for cell in results["cells"]:
+        arms = cell["arms"]
+        row = [
+            cell["name"],
+            bytes_label(cell_bytes(cell)),
+            "/".join(str(cell["users"][app]) for app in apps),
+        ]
+        row += [
+            format_number(arms[app]["rps"], 1) + (" *" if arms[app]["load_bound"] else "")
+            for app in apps
+        ]
+        row += [format_number(arms[app]["app_cpu_us_per_post"], 1) for app in apps]
+        row += [
+            f"{format_number(arms[app]['p50_ms'], 0)}/{format_number(arms[app]['p99_ms'], 0)}"
+            for app in apps
+        ]
+        rows.append(row)
+    return header, rows
+
+
+def ratio_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    names = results["comparisons"]
+    header = ["cell", *(f"{name} gain" for name in names)]
+    header += [f"{name} by r/s" for name in names] + [f"{name} by CPU" for name in names]
+    rows = []
+    for cell in results["cells"]:
+        row = [cell["name"]]
+        row += [gain_text(cell["gains"][name]) for name in names]
+        row += [format_ratio(cell["ratios"][name]["rps"], mark=False) for name in names]
+        row += [format_ratio(cell["ratios"][name]["cpu"], mark=False) for name in names]
+        rows.append(row)
+    return header, rows
+
+
+def versions_line(results: dict[str, Any]) -> str:
+    parts = []
+    for app, versions in results["versions"].items():
+        parts.append(
+            f"{app}: Pydantic {versions.get('pydantic', '?')}, "
+            f"FastAPI {versions.get('fastapi', '?')}"
+        )
+    return (
+        "; ".join(parts)
+        + f". Nested posts carry {results['settings']['comments_per_post']} comments each."
+    )
+
+
+def print_report(results: dict[str, Any], console: Console) -> None:
+    for line in summary_lines(results):
+        console.print(line, highlight=False)
+    print_table(console, *figure_rows(results), title=heading(results))
+    if results["comparisons"]:
+        print_table(console, *ratio_rows(results), title="Ratios, paired by round [95% CI]")
+    console.print(versions_line(results), highlight=False)
+    print_flags(console, results["flags"])
+
+
+def markdown(results: dict[str, Any]) -> str:
+    parts = [f"# {heading(results)}", "", *summary_lines(results), "", versions_line(results), ""]
+    parts += ["## Figures", "", markdown_table(*figure_rows(results)), ""]
+    if results["comparisons"]:
+        parts += ["## Ratios", "", markdown_table(*ratio_rows(results)), ""]
+    if results["flags"]:
+        parts += ["## Flags", "", *(f"- {flag}" for flag in results["flags"]), ""]
+    parts += [NOTE, ""]
+    return "\n".join(parts)
+
+
+def log_bytes_axis(ax: Axes) -> None:
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _position: bytes_label(value)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
+    """Each comparison over the baseline, per shape: the gain against the bytes, its 95%
+    interval as a band; hollow markers where it is read from CPU; published points in grey."""
+    over_baseline = [name for name in results["comparisons"] if name.endswith("/v1")]
+    for name in over_baseline:
+        arm = name.split("/")[0]
+        for shape in results["shapes"]:
+            cells = [cell for cell in results["cells"] if cell["shape"] == shape]
+            points = [
+                (cell_bytes(cell), cell["gains"][name])
+                for cell in cells
+                if cell["gains"][name]["estimate"] is not None
+            ]
+            if not points:
+                continue
+            xs = [x for x, _ in points]
+            linestyle, marker = SHAPE_STYLE.get(shape, ("-", "o"))
+            ax.plot(
+                xs,
+                [gain["estimate"] for _, gain in points],
+                linestyle=linestyle,
+                color=colour(arm),
+                label=f"{name} {shape}",
+                linewidth=1.2,
+            )
+            for x, gain in points:
+                hollow = gain["by"] == "cpu"
+                ax.plot(
+                    x,
+                    gain["estimate"],
+                    marker=marker,
+                    markersize=5,
+                    color=colour(arm),
+                    markerfacecolor="white" if hollow else colour(arm),
+                )
+            if all(gain["ci95_low"] is not None for _, gain in points):
+                ax.fill_between(
+                    xs,
+                    [gain["ci95_low"] for _, gain in points],
+                    [gain["ci95_high"] for _, gain in points],
+                    color=colour(arm),
+                    alpha=0.1,
+                    linewidth=0,
+                )
+    for x, low, high in JIRISPILKA:
+        ax.plot([x, x], [low, high], color=REFERENCE_COLOUR, linewidth=3)
+        ax.plot(x, (low + high) / 2, marker="x", color="#888888")
+    ax.plot(
+        [],
+        [],
+        marker="x",
+        color="#888888",
+        linestyle="none",
+        label="jirispilka: TestClient, FastAPI 0.100 (their machine, their versions)",
+    )
+    ax.plot(
+        *SEED_004,
+        marker="*",
+        markersize=9,
+        color="#888888",
+        linestyle="none",
+        label="seed 004: READ synthetic, 100 posts (their machine, their versions)",
+    )
+    ax.axhline(1.0, color=REFERENCE_COLOUR, linewidth=0.8)
+    log_bytes_axis(ax)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 1.5, 2.0, 3.0, 5.0)))
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("bytes of the answer (reads) or of the body (writes)")
+    ax.set_ylabel("gain over v1 (x), 95% CI band")
+    ax.grid(color=REFERENCE_COLOUR, linewidth=0.4)
+    legend_below(ax)
+
+
+def draw_cpu_per_post(ax: Axes, results: dict[str, Any]) -> None:
+    """App CPU per post against the number of posts, one line per arm and shape."""
+    for app in results["settings"]["apps"]:
+        for shape in results["shapes"]:
+            cells = [cell for cell in results["cells"] if cell["shape"] == shape]
+            points = [
+                (cell["size"], cell["arms"][app]["app_cpu_us_per_post"])
+                for cell in cells
+                if cell["arms"][app]["app_cpu_us_per_post"]
+            ]
+            if not points:
+                continue
+            linestyle, marker = SHAPE_STYLE.get(shape, ("-", "o"))
+            ax.plot(
+                [size for size, _ in points],
+                [value for _, value in points],
+                linestyle=linestyle,
+                marker=marker,
+                markersize=4,
+                color=colour(app),
+                label=f"{app} {shape}",
+            )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("posts in the answer or the body")
+    ax.set_ylabel("app CPU per post, µs")
+    ax.grid(color=REFERENCE_COLOUR, linewidth=0.4)
+    legend_below(ax)
+
+
+def legend_below(ax: Axes) -> None:
+    """Under the plotting area: it covers no line, band or published point."""
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
+
+
+def gain_figure(results: dict[str, Any]) -> Figure:
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 6.5))
+    draw_gains(left, results)
+    draw_cpu_per_post(right, results)
+    fig.tight_layout()
+    return fig
+
+
+def html(results: dict[str, Any]) -> str:
+    body = "".join(f'<p class="summary">{escape(line)}</p>' for line in summary_lines(results))
+    body += f'<p class="note">{escape(versions_line(results))}</p>'
+    body += figure(
+        to_svg(gain_figure(results)),
+        "Left: the gain over v1 against the bytes of the answer (reads) or the body (writes); "
+        "bands: 95% CI; hollow markers: read from app CPU (the load generator held an arm "
+        "back). Grey: published points, their machines and versions. Right: app CPU per post.",
+    )
+    body += "<h2>Figures</h2>" + html_table(*figure_rows(results))
+    if results["comparisons"]:
+        body += "<h2>Ratios</h2>" + html_table(*ratio_rows(results))
+    if results["flags"]:
+        body += '<h2>Flags</h2><ul class="flags">'
+        body += "".join(f"<li>{escape(flag)}</li>" for flag in results["flags"]) + "</ul>"
+    body += f'<p class="note">{escape(NOTE)}</p>'
+    return page(heading(results), body)
+
+
+def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
+    markdown_path = run_dir / "report.md"
+    markdown_path.write_text(markdown(results))
+    html_path = run_dir / "report.html"
+    html_path.write_text(html(results))
+    (run_dir / "sweep.svg").write_text(to_svg(gain_figure(results)))
+    return [markdown_path, html_path]

@@ -1,0 +1,257 @@
+"""What a sweep says (runner.py): per cell, its bytes and timetable; per arm its r/s, app CPU
+per request and per post, p50/p99; each comparison's ratios (r/s, and CPU per request) paired
+by the cell's group in each round, median and 95% CI; and where the read curves cross 1.5x
+and 3x."""
+
+import math
+from datetime import datetime
+from typing import Any
+
+from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
+from loadtest.analysis.limits import SATURATION_LIMIT
+from loadtest.analysis.paired_windows import by_group, median_of
+from loadtest.analysis.ratio import PairedRatio, paired_ratio
+from loadtest.analysis.stats import round_or_none
+from loadtest.lab.arms import comparisons
+from loadtest.lab.pinning import PinningPlan
+from loadtest.load.histograms import merge_histograms, percentile_ms
+from loadtest.load.locust_runs import LocustRun
+from loadtest.load.schedule import Schedule
+from loadtest.load.windows import WindowRecord
+from loadtest.modes.sweep.cells import Cell, CellProbe, CellRequest, sweep_arm
+from loadtest.modes.sweep.settings import READ_SHAPES, SHAPES, SweepSettings
+from loadtest.modes.sweep.timetable import COUNTED_REQUESTS, CellTiming
+
+CROSSINGS = (1.5, 3.0)
+# Fewer counted requests than this in an arm's median window: its r/s is coarse (±10% and
+# more from one request).
+FEW_REQUESTS = COUNTED_REQUESTS // 2
+
+
+def arm_figures(records: list[WindowRecord], cell: Cell, probe: CellProbe) -> dict[str, Any]:
+    rps = median_of(records, lambda record: record.rps)
+    cpu_ms = median_of(records, lambda record: record.app_cpu_ms_per_request)
+    busy = median_of(records, lambda record: record.app_cpu_busy)
+    histogram = merge_histograms(record.histogram for record in records)
+    cpu_us = cpu_ms * 1000 if cpu_ms else None
+    return {
+        "rps": round_or_none(rps, 2),
+        "app_cpu_us_per_request": round_or_none(cpu_us, 1),
+        "app_cpu_us_per_post": round_or_none(cpu_us / cell.size if cpu_us else None, 2),
+        "app_cpu_busy": round_or_none(busy, 3),
+        # The app kept under SATURATION_LIMIT of its CPU busy: its r/s is the load generator's.
+        "load_bound": busy is not None and busy < SATURATION_LIMIT,
+        "p50_ms": percentile_ms(histogram, 0.5),
+        "p99_ms": percentile_ms(histogram, 0.99),
+        "requests_per_window": median_of(records, lambda record: float(record.requests)),
+        "windows": len(records),
+        "failures": sum(record.failures for record in records),
+        "response_bytes": probe.response_bytes,
+        "alone_ms": round(probe.seconds * 1000, 2),
+    }
+
+
+def cpu_per_request(record: WindowRecord) -> float | None:
+    return record.app_cpu_ms_per_request or None
+
+
+def cell_ratios(
+    records: list[WindowRecord], cell: Cell, app: str, reference: str
+) -> dict[str, Any]:
+    """The app over the reference in the cell: by r/s (above 1: faster) and by app CPU per
+    request (the reference's over the app's: above 1, it costs less), paired by round."""
+    own, other = sweep_arm(cell, app), sweep_arm(cell, reference)
+    return {
+        "rps": paired_ratio(
+            by_group(records, own, lambda record: record.rps),
+            by_group(records, other, lambda record: record.rps),
+        ).as_dict(),
+        "cpu": paired_ratio(
+            by_group(records, other, cpu_per_request), by_group(records, own, cpu_per_request)
+        ).as_dict(),
+    }
+
+
+def gain(ratios: dict[str, Any], load_bound: bool) -> dict[str, Any]:
+    """The cell's gain: by r/s, unless the load generator held either arm back; then by app
+    CPU per request (what the app would give at saturation)."""
+    return {"by": "cpu" if load_bound else "rps", **ratios["cpu" if load_bound else "rps"]}
+
+
+def crossings(cells: list[dict[str, Any]], comparison: str) -> dict[str, dict[str, Any]]:
+    """Per read shape and threshold: the response size at which the gain's estimate first
+    reaches it, interpolated on log bytes between the two cells around it (None: not reached,
+    or reached at the smallest size already); and the same for the interval's bounds, which
+    brackets it (the upper bound reaches it first)."""
+    found: dict[str, dict[str, Any]] = {}
+    for shape in READ_SHAPES:
+        points = [
+            (cell["response_bytes"], cell["gains"][comparison])
+            for cell in cells
+            if cell["shape"] == shape and comparison in cell["gains"]
+        ]
+        if len(points) < 2:
+            continue
+        found[shape] = {
+            f"{threshold:g}x": {
+                key: crossing_bytes(points, threshold, key)
+                for key in ("estimate", "ci95_low", "ci95_high")
+            }
+            for threshold in CROSSINGS
+        }
+    return found
+
+
+def crossing_bytes(
+    points: list[tuple[int, dict[str, Any]]], threshold: float, key: str
+) -> int | None:
+    for (bytes_a, a), (bytes_b, b) in zip(points, points[1:], strict=False):
+        low, high = a.get(key), b.get(key)
+        if low is None or high is None:
+            continue
+        if low < threshold <= high:
+            share = (threshold - low) / (high - low)
+            log_bytes = math.log(bytes_a) + share * (math.log(bytes_b) - math.log(bytes_a))
+            return round(math.exp(log_bytes))
+    return None
+
+
+def sweep_flags(
+    cells: list[dict[str, Any]],
+    records: list[WindowRecord],
+    locust: LocustRun,
+    load_cores: int,
+    apps: tuple[str, ...],
+) -> list[str]:
+    flags = []
+    labelled: list[tuple[str, PairedRatio]] = []
+    for cell in cells:
+        for app, figures in cell["arms"].items():
+            if figures["failures"]:
+                flags.append(
+                    f"{cell['name']} {app}: {figures['failures']} failed requests (not counted "
+                    "as throughput)"
+                )
+            if (figures["requests_per_window"] or 0) < FEW_REQUESTS:
+                flags.append(
+                    f"{cell['name']} {app}: {figures['requests_per_window']:g} requests a window "
+                    "(median): its r/s is coarse"
+                )
+        for name, ratios in cell["ratios"].items():
+            labelled.append((f"{cell['name']} {name} (r/s)", PairedRatio.from_dict(ratios["rps"])))
+            labelled.append((f"{cell['name']} {name} (CPU)", PairedRatio.from_dict(ratios["cpu"])))
+        load_bound = [app for app, figures in cell["arms"].items() if figures["load_bound"]]
+        if load_bound:
+            flags.append(
+                f"{cell['name']}: {', '.join(load_bound)} kept under {SATURATION_LIMIT:.0%} of "
+                "the app's CPU busy: r/s is the load generator's there, so the cell's gain is "
+                "read from app CPU per request"
+            )
+    for app in apps:
+        windows = [record for record in records if record.arm.endswith(f"@{app}")]
+        flags += [f"{app}: {flag}" for flag in window_flags(windows)]
+    flags += locust_flags(locust, load_cores, "the sweep")
+    return flags + ratio_flags(labelled, "raise --pairs")
+
+
+def build_sweep_results(
+    *,
+    settings: SweepSettings,
+    cells: list[Cell],
+    requests: dict[Cell, CellRequest],
+    probes: dict[Cell, dict[str, CellProbe]],
+    timings: dict[Cell, CellTiming],
+    schedule: Schedule,
+    records: list[WindowRecord],
+    locust: LocustRun,
+    calibration: dict[str, Any] | None,
+    versions: dict[str, dict[str, Any]],
+    host: dict[str, object],
+    pinning: PinningPlan,
+    started_at: datetime,
+    finished_at: datetime,
+) -> dict[str, Any]:
+    pairs = [(app, reference) for app, reference in comparisons(settings.apps)]
+    cell_results = []
+    for cell in cells:
+        arms = {
+            app: arm_figures(
+                [record for record in records if record.arm == sweep_arm(cell, app)],
+                cell,
+                probes[cell][app],
+            )
+            for app in settings.apps
+        }
+        ratios = {
+            f"{app}/{reference}": cell_ratios(records, cell, app, reference)
+            for app, reference in pairs
+        }
+        reference_app = settings.apps[0]
+        cell_results.append(
+            {
+                "name": cell.name,
+                "shape": cell.shape,
+                "size": cell.size,
+                "method": requests[cell].method,
+                "path": requests[cell].path,
+                "request_bytes": probes[cell][reference_app].request_bytes,
+                "response_bytes": probes[cell][reference_app].response_bytes,
+                "users": timings[cell].users,
+                "counted_s": {app: round(s, 3) for app, s in timings[cell].counted_s.items()},
+                "arms": arms,
+                "ratios": ratios,
+                "gains": {
+                    name: gain(
+                        figures,
+                        arms[name.split("/")[0]]["load_bound"]
+                        or arms[name.split("/")[1]]["load_bound"],
+                    )
+                    for name, figures in ratios.items()
+                },
+            }
+        )
+    comparison_names = [f"{app}/{reference}" for app, reference in pairs]
+    return {
+        "started_at": started_at.isoformat(),
+        "finished_at": finished_at.isoformat(),
+        "host": host,
+        "pinning": pinning.as_dict(),
+        "settings": describe_settings(settings),
+        "versions": versions,
+        "shapes": {shape: SHAPES[shape] for shape in settings.shapes},
+        "comparisons": comparison_names,
+        "cells": cell_results,
+        "crossings": {name: crossings(cell_results, name) for name in comparison_names},
+        "calibration": calibration,
+        "locust": {
+            "cpu_percent": locust.cpu_percent,
+            "cpu_warnings": locust.cpu_warnings,
+            "load_cpus_busy_percent": locust.load_cpus_busy_percent,
+        },
+        "measured_s": round(schedule.end - schedule.start, 1),
+        "flags": sweep_flags(
+            cell_results,
+            records,
+            locust,
+            min(settings.load_processes, len(pinning.load_cpus)) or 1,
+            settings.apps,
+        ),
+        "windows": [record.as_dict() for record in records],
+    }
+
+
+def describe_settings(settings: SweepSettings) -> dict[str, object]:
+    """The settings that shape a sweep, for results.json."""
+    return {
+        "apps": list(settings.apps),
+        "shapes": list(settings.shapes),
+        "sizes": list(settings.sizes) if settings.sizes else None,
+        "comments_per_post": settings.comments,
+        "rounds": settings.pairs,
+        "window_s_min": settings.window_s,
+        "settle_s_min": settings.settle_s,
+        "warmup_s_per_app": settings.warmup_s,
+        "users_max": settings.users,
+        "workers": settings.workers,
+        "pin": settings.pin,
+    }

@@ -1,0 +1,180 @@
+"""`./test.sh sweep`: every cell (shape, size) in every arm with the paired protocol. Each arm's
+answer to each cell is checked in full first (and the reads compared across arms), which also
+times one request of each alone; then one locust run walks the timetable (timetable.py): per
+round, every cell a group of one window per arm, the apps' order rotating."""
+
+import json
+import math
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+
+from loadtest.lab.apps import RunningApp
+from loadtest.load.locust_runs import LOCUSTFILES, LocustRun
+from loadtest.load.paired import (
+    CALIBRATION_S,
+    PairedSession,
+    app_cpu_capacity,
+    locust_start_s,
+    locust_tail_s,
+    paired_session,
+    run_paired_locust,
+)
+from loadtest.load.schedule import Schedule
+from loadtest.load.windows import WindowRecord, build_window_records, tally_by_name
+from loadtest.modes.sweep.cells import (
+    Cell,
+    CellProbe,
+    CellRequest,
+    cell_request,
+    compare_reads,
+    plan_cells,
+    probe_cell,
+    split_arm,
+    sweep_arm,
+)
+from loadtest.modes.sweep.report import print_report, write_reports
+from loadtest.modes.sweep.results import build_sweep_results
+from loadtest.modes.sweep.settings import SweepSettings
+from loadtest.modes.sweep.timetable import CellTiming, build_sweep_schedule, cell_timing
+from loadtest.output.results_file import write_results
+
+KIND = "sweep"
+SWEEP_LOCUSTFILE = LOCUSTFILES / "sweep_users.py"
+# Before the timetable is known: starting the apps and checking every cell.
+PREPARATION_S = 20.0
+
+
+def run_sweep(settings: SweepSettings, console: Console) -> Path:
+    """Start the apps, verify and time every cell, sweep, write results/<timestamp>-sweep/."""
+    cells = plan_cells(settings)
+    estimate = PREPARATION_S + (CALIBRATION_S if settings.calibrate else 0)
+    # The bulk cells write to the database; the others never read it.
+    with paired_session(settings, KIND, console, estimate) as session:
+        requests = {cell: cell_request(cell, settings.comments) for cell in cells}
+        probes = verify_cells(session.apps, requests)
+        session.progress.note(
+            f"every cell of {', '.join(session.apps)} verified ({len(cells)} cells, reads "
+            "identical in every arm)"
+        )
+        timings = {
+            cell: cell_timing(settings, {app: probe.seconds for app, probe in probes[cell].items()})
+            for cell in cells
+        }
+        records, locust, schedule = measure_sweep(settings, session, cells, requests, timings)
+        versions = {app: running.versions for app, running in session.apps.items()}
+    results = build_sweep_results(
+        settings=settings,
+        cells=cells,
+        requests=requests,
+        probes=probes,
+        timings=timings,
+        schedule=schedule,
+        records=records,
+        locust=locust,
+        calibration=session.calibration,
+        versions=versions,
+        host=session.host,
+        pinning=session.pinning,
+        started_at=session.started_at,
+        finished_at=datetime.now(UTC),
+    )
+    document = write_results(session.run_dir, KIND, results)
+    write_reports(session.run_dir, document)
+    print_report(document, console)
+    console.print(
+        f"\nWrote {session.run_dir}/results.json, report.md and report.html", highlight=False
+    )
+    return session.run_dir
+
+
+def verify_cells(
+    apps: dict[str, RunningApp], requests: dict[Cell, CellRequest]
+) -> dict[Cell, dict[str, CellProbe]]:
+    """Before timing: every arm answers every cell in full, and every read the same posts in
+    every arm, or nothing is timed (a LabError names the first problem)."""
+    clients = {
+        app: httpx.Client(base_url=running.base_url, timeout=60) for app, running in apps.items()
+    }
+    try:
+        probes: dict[Cell, dict[str, CellProbe]] = {}
+        for cell, request in requests.items():
+            probes[cell] = {
+                app: probe_cell(client, cell, request, sweep_arm(cell, app))
+                for app, client in clients.items()
+            }
+            if cell.is_read:
+                compare_reads(cell, probes[cell])
+        return probes
+    finally:
+        for client in clients.values():
+            client.close()
+
+
+def write_plan(
+    path: Path,
+    cells: list[Cell],
+    apps: tuple[str, ...],
+    requests: dict[Cell, CellRequest],
+    timings: dict[Cell, CellTiming],
+) -> None:
+    """What the locust users read (sweep_users.py): per arm its request, size and users."""
+    plan = {
+        sweep_arm(cell, app): {
+            "request": requests[cell].as_dict(),
+            "size": cell.size,
+            "users": timings[cell].users[app],
+        }
+        for cell in cells
+        for app in apps
+    }
+    path.write_text(json.dumps(plan))
+
+
+def measure_sweep(
+    settings: SweepSettings,
+    session: PairedSession,
+    cells: list[Cell],
+    requests: dict[Cell, CellRequest],
+    timings: dict[Cell, CellTiming],
+) -> tuple[list[WindowRecord], LocustRun, Schedule]:
+    apps, run_dir = session.apps, session.run_dir
+    launched = time.time()
+    hosts = {sweep_arm(cell, app): apps[app].base_url for cell in cells for app in apps}
+    schedule = build_sweep_schedule(
+        settings, cells, timings, hosts, launched + locust_start_s(settings)
+    )
+    schedule_path = run_dir / "sweep.schedule.json"
+    schedule_path.write_text(schedule.to_json())
+    plan_path = run_dir / "sweep.plan.json"
+    write_plan(plan_path, cells, settings.apps, requests, timings)
+    duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
+    session.progress.begin(
+        f"sweep · {len(cells)} cells × {' / '.join(apps)} in {settings.pairs} rounds", duration_s
+    )
+    locust, cpu = run_paired_locust(
+        settings,
+        schedule,
+        schedule_path,
+        {arm: apps[split_arm(arm)[1]] for arm in hosts},
+        session.pinning,
+        run_dir / "sweep",
+        session.progress,
+        duration_s=duration_s,
+        user_class="SweepUser",
+        database_pid=session.database.server_pid,
+        during="the sweep",
+        locustfile=SWEEP_LOCUSTFILE,
+        extra_arguments=["--sweep-plan", str(plan_path)],
+    )
+    records = build_window_records(
+        schedule=schedule,
+        tallies=tally_by_name(locust.entries),
+        cpu=cpu,
+        repeat=1,
+        app_cpu_capacity=app_cpu_capacity(settings, session.pinning),
+    )
+    return records, locust, schedule
