@@ -2,7 +2,7 @@
 
 import pydantic.v1
 
-from app_v1 import schemas, serialization
+from app_v1 import payload_schemas, schemas, serialization
 from commons.application import build_app
 from commons.routes import SchemaSet
 
@@ -19,10 +19,10 @@ app = build_app(
         posts_out=schemas.PostsOut,
         order=schemas.Order,
         calls=serialization.CALLS,
-        posts_in=schemas.PostsIn,
-        post_ids=schemas.PostIds,
-        validated_posts=schemas.ValidatedPosts,
-        nested_posts_out=schemas.NestedPostsOut,
+        posts_in=payload_schemas.PostsIn,
+        post_ids=payload_schemas.PostIds,
+        validated_posts=payload_schemas.ValidatedPosts,
+        nested_posts_out=payload_schemas.NestedPostsOut,
     ),
     pydantic_version=pydantic.VERSION,  # the installed distribution: 1.10 or 2 (v1-shim)
     pydantic_v1_version=PYDANTIC_V1_VERSION,

@@ -20,7 +20,6 @@ from commons.input_rules import (
     reject_unstorable_text,
     to_utc,
 )
-from commons.payloads import MAX_BULK_POSTS, word_count
 
 
 class Order(StrEnum):
@@ -70,55 +69,6 @@ class PostOut(BaseModel):
 
 class PostsOut(BaseModel):
     posts: list[PostOut]
-
-    class Config:
-        orm_mode = True
-
-
-class PostsIn(BaseModel):
-    """A bulk body: POST /posts_bulk stores it, POST /payloads/validate only validates it."""
-
-    posts: list[PostIn] = Field(min_items=1, max_items=MAX_BULK_POSTS)
-
-
-class PostIds(BaseModel):
-    ids: list[int]
-
-
-class ValidatedPosts(BaseModel):
-    count: int
-
-
-class AuthorOut(BaseModel):
-    id: int
-    name: str
-
-    class Config:
-        orm_mode = True
-
-
-class CommentOut(BaseModel):
-    id: int
-    text: str
-    created_at: datetime
-    word_count: int = 0
-
-    @validator("word_count", always=True)
-    def compute_word_count(cls, _value: Any, values: dict[str, Any]) -> int:
-        text = values.get("text")
-        return 0 if text is None else word_count(text)
-
-    class Config:
-        orm_mode = True
-
-
-class NestedPostOut(PostOut):
-    author: AuthorOut
-    comments: list[CommentOut]
-
-
-class NestedPostsOut(BaseModel):
-    posts: list[NestedPostOut]
 
     class Config:
         orm_mode = True

@@ -2,7 +2,7 @@
 
 import pydantic
 
-from app_v2 import schemas, serialization
+from app_v2 import payload_schemas, schemas, serialization
 from commons.application import build_app
 from commons.routes import SchemaSet
 
@@ -17,10 +17,10 @@ app = build_app(
         posts_out=schemas.PostsOut,
         order=schemas.Order,
         calls=serialization.CALLS,
-        posts_in=schemas.PostsIn,
-        post_ids=schemas.PostIds,
-        validated_posts=schemas.ValidatedPosts,
-        nested_posts_out=schemas.NestedPostsOut,
+        posts_in=payload_schemas.PostsIn,
+        post_ids=payload_schemas.PostIds,
+        validated_posts=payload_schemas.ValidatedPosts,
+        nested_posts_out=payload_schemas.NestedPostsOut,
     ),
     pydantic_version=pydantic.VERSION,
     pydantic_compiled=PYDANTIC_COMPILED,

@@ -15,7 +15,6 @@ from commons.input_rules import (
     reject_unstorable_text,
     to_utc,
 )
-from commons.payloads import MAX_BULK_POSTS, word_count
 
 
 class Order(StrEnum):
@@ -61,48 +60,3 @@ class PostsOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     posts: list[PostOut]
-
-
-class PostsIn(BaseModel):
-    """A bulk body: POST /posts_bulk stores it, POST /payloads/validate only validates it."""
-
-    posts: list[PostIn] = Field(min_length=1, max_length=MAX_BULK_POSTS)
-
-
-class PostIds(BaseModel):
-    ids: list[int]
-
-
-class ValidatedPosts(BaseModel):
-    count: int
-
-
-class AuthorOut(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-    id: int
-    name: str
-
-
-class CommentOut(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-    id: int
-    text: str
-    created_at: datetime
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def word_count(self) -> int:
-        return word_count(self.text)
-
-
-class NestedPostOut(PostOut):
-    author: AuthorOut
-    comments: list[CommentOut]
-
-
-class NestedPostsOut(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-    posts: list[NestedPostOut]

@@ -28,7 +28,7 @@ from loadtest.modes.sweep.settings import (
 NAME = "sweep"
 SUMMARY = (
     "how the gain scales: flat and nested answers of 1 to 5,000 posts, bulk inserts and "
-    "validate-only bodies of 1 to 1,000, every arm in paired windows (~9 min; --quick ~3)"
+    "validate-only bodies of 1 to 1,000, every arm in paired windows (~9 min; --quick ~2.5)"
 )
 
 
@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         + "; ".join(f"{shape}: {what}" for shape, what in SHAPES.items())
         + f". Sizes: reads {', '.join(map(str, READ_SIZES))}; writes "
         f"{', '.join(map(str, WRITE_SIZES))}. About 9 minutes with the defaults "
-        f"({defaults.pairs} rounds), 3 with --quick (sizes {', '.join(map(str, QUICK_SIZES))}, "
+        f"({defaults.pairs} rounds), 2.5 with --quick (sizes {', '.join(map(str, QUICK_SIZES))}, "
         f"{QUICK_PAIRS} rounds). --users caps a cell's users and --window is its shortest window: "
         "cells with slow requests get fewer users and longer windows (docs/sweep.md). Results "
         "go to results/<UTC timestamp>-sweep/."
@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"a first look in about 3 minutes: sizes {','.join(map(str, QUICK_SIZES))} only, "
+        help=f"a first look in about 2.5 minutes: sizes {','.join(map(str, QUICK_SIZES))} only, "
         f"{QUICK_PAIRS} rounds (the fewest with a 95%% interval)",
     )
     parser.add_argument(
