@@ -15,9 +15,11 @@ from commons.ladder import LADDER_PREFIX, RUNG_NAMES
 from tests.app_processes import RunningApp
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-OPERATIONS = {"/posts", "/posts_synthetic", "/posts/{post_id}", "/health"} | {
-    f"{LADDER_PREFIX}/{rung}" for rung in RUNG_NAMES
-}
+OPERATIONS = (
+    {"/posts", "/posts_synthetic", "/posts/{post_id}", "/health"}
+    | {f"{LADDER_PREFIX}/{rung}" for rung in RUNG_NAMES}
+    | {"/posts_bulk", "/payloads/flat", "/payloads/nested", "/payloads/validate"}
+)
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium; .ci/run does)"
