@@ -68,6 +68,14 @@ def test_other_inputs_are_not_pinned(other: SimpleNamespace) -> None:
         case(body={**VALID, "published_at": 0, "content": "C" * 100_001}),
         case(body={**VALID, "published_at": 0, "title": 7}),
         case(body={"posts": [{**VALID, "published_at": 0}, {**VALID, "title": "a\x00b"}]}),
+        case(body={"posts": [{**VALID, "published_at": 0}, "not a post"]}),
+        case(body={"posts": [{**VALID, "published_at": 0}, {"title": "t", "content": "c"}]}),
+        case(body={"posts": [{**VALID, "published_at": 0}] * 1001}),
+        case(body={"title": "t", "published_at": 0}),
+        case(query={"items": "5_001"}),
+        case(query={"per_page": "1_001"}),
+        case(query={"comments": " 11"}),
+        case(path_parameters={"post_id": "1_2"}, query={"per_page": "-1"}),
     ],
 )
 def test_a_pinned_input_does_not_hide_another_violation(masked: SimpleNamespace) -> None:

@@ -19,10 +19,20 @@ import schemathesis
 from schemathesis.core.failures import AcceptedNegativeData
 
 from commons.input_rules import CONTENT_MAX_LENGTH, PLAIN_NUMBER, TITLE_MAX_LENGTH
+from commons.payloads import MAX_BULK_POSTS, MAX_COMMENTS_PER_POST, MAX_PAYLOAD_ITEMS
+from commons.routes import MAX_PAGE, MAX_PER_PAGE
 
 DATE_WITHOUT_TIME = re.compile(r"\d{4}-\d{2}-\d{2}")
 INTEGER_PARAMETERS = ("post_id", "per_page", "page", "items", "comments")
+# The bounds a lenient spelling must still respect (post_id has none: out of range is a 404).
+INTEGER_BOUNDS = {
+    "per_page": (1, MAX_PER_PAGE),
+    "page": (0, MAX_PAGE),
+    "items": (1, MAX_PAYLOAD_ITEMS),
+    "comments": (0, MAX_COMMENTS_PER_POST),
+}
 TEXT_LIMITS = {"title": TITLE_MAX_LENGTH, "content": CONTENT_MAX_LENGTH}
+POST_FIELDS = ("title", "content", "published_at")
 
 
 def is_coerced_scalar(value: Any) -> bool:
@@ -56,13 +66,46 @@ def is_storable_text(value: Any, max_length: int) -> bool:
     return isinstance(value, str) and len(value) <= max_length and "\x00" not in value
 
 
-def posts_of(body: Any) -> list[dict[str, Any]]:
+def posts_of(body: Any) -> list[Any]:
     """The posts a body holds: itself (POST/PUT /posts), or each of a bulk body's."""
     if not isinstance(body, dict):
         return []
     if isinstance(body.get("posts"), list):  # POST /posts_bulk, POST /payloads/validate
-        return [post if isinstance(post, dict) else {} for post in body["posts"]]
+        return list(body["posts"])
     return [body]
+
+
+def as_integer(value: Any) -> int | None:
+    """What Pydantic reads from an ASCII integer, plain or lenient; None for anything else."""
+    text = str(value)
+    if not text.isascii():
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return int(number) if number.is_integer() else None
+
+
+def integer_fine(name: str, value: Any) -> bool:
+    number = as_integer(value)
+    if number is None:
+        return False
+    low, high = INTEGER_BOUNDS.get(name, (None, None))
+    return (low is None or number >= low) and (high is None or number <= high)
+
+
+def post_fine(post: Any) -> bool:
+    """Every field there, the texts storable: nothing but the date can be the difference."""
+    return (
+        isinstance(post, dict)
+        and all(field in post for field in POST_FIELDS)
+        and all(is_storable_text(post[field], limit) for field, limit in TEXT_LIMITS.items())
+    )
 
 
 def has_pinned_input(case: Any) -> bool:
@@ -70,22 +113,17 @@ def has_pinned_input(case: Any) -> bool:
     arm could have let through: so a failure for this case is the pinned difference itself."""
     posts = posts_of(case.body)
     parameters = {**(case.path_parameters or {}), **(case.query or {})}
-    integers = [parameters[name] for name in INTEGER_PARAMETERS if name in parameters]
-    pinned = any(is_pinned_date(post.get("published_at")) for post in posts) or any(
-        is_lenient_integer(value) for value in integers
-    )
+    integers = {name: parameters[name] for name in INTEGER_PARAMETERS if name in parameters}
+    pinned = any(
+        isinstance(post, dict) and is_pinned_date(post.get("published_at")) for post in posts
+    ) or any(is_lenient_integer(value) for value in integers.values())
     if not pinned:
         return False
-    texts_fine = all(
-        field not in post or is_storable_text(post[field], limit)
-        for post in posts
-        for field, limit in TEXT_LIMITS.items()
-    )
-    integers_fine = all(
-        is_lenient_integer(value) or (isinstance(value, str | int) and str(value).isascii())
-        for value in integers
-    )
-    return texts_fine and integers_fine
+    bulk = isinstance(case.body, dict) and "posts" in case.body
+    count_fine = not bulk or 1 <= len(posts) <= MAX_BULK_POSTS
+    posts_fine = all(post_fine(post) for post in posts)
+    integers_fine = all(integer_fine(name, value) for name, value in integers.items())
+    return count_fine and posts_fine and integers_fine
 
 
 @schemathesis.hook

@@ -1,7 +1,9 @@
 """What a sweep's results say beyond the window figures: where a read curve crosses a
 threshold, and which ratio a cell's gain is read from."""
 
-from loadtest.modes.sweep.results import crossing_bytes, gain
+from loadtest.load.windows import WindowRecord
+from loadtest.modes.sweep.cells import Cell
+from loadtest.modes.sweep.results import cell_ratios, crossing_bytes, gain
 
 
 def ratio(estimate: float, low: float, high: float) -> dict[str, float]:
@@ -24,3 +26,14 @@ def test_a_gain_is_read_from_cpu_where_the_load_generator_held_an_arm_back() -> 
     ratios = {"rps": ratio(1.1, 1.0, 1.2), "cpu": ratio(1.4, 1.3, 1.5)}
     assert gain(ratios, load_bound=False) == {"by": "rps", **ratios["rps"]}
     assert gain(ratios, load_bound=True) == {"by": "cpu", **ratios["cpu"]}
+
+
+def test_an_empty_window_makes_no_pair_on_either_side() -> None:
+    def record(arm: str, round_: int, requests: int) -> WindowRecord:
+        return WindowRecord(1, "sweep", arm, round_, round_, 0.0, 1.0, requests, 0, {})
+
+    cell = Cell("flat", 1)
+    records = [record("flat-1@v1", r, 100) for r in range(6)]
+    records += [record("flat-1@v2", r, 0 if r == 0 else 200) for r in range(6)]
+    ratio = cell_ratios(records, cell, "v2", "v1")["rps"]
+    assert ratio["pairs"] == 5 and ratio["estimate"] == 2.0

@@ -103,3 +103,9 @@ def test_every_answer_gets_a_cheap_check(
     cell: Cell, status: int, content: bytes, problem: str | None
 ) -> None:
     assert quick_problem(cell_request(cell, 3), cell.size, status, content) == problem
+
+
+def test_users_never_exceed_the_cap_even_below_the_minimum() -> None:
+    one_user = SweepSettings(apps=("v1",), users=1)
+    assert cell_timing(one_user, {"v1": 0.5}).users == {"v1": 1}
+    assert cell_timing(one_user, {"v1": 0.0001}).users == {"v1": 1}

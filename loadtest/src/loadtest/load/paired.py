@@ -252,12 +252,12 @@ def paired_session(
     check_local_arms(settings)
     started_at = datetime.now(UTC)
     with run_folder(settings.results_dir, started_at, kind) as folder:
+        host = host_facts()  # before pinning narrows what this process sees
         pinning = plan_pinning(settings.pin)
         pin_runner(pinning)
         console.print(f"Results go to {folder.path}", highlight=False)
         console.print(f"Pinning: {pinning.note}", highlight=False)
         environment = child_environment()
-        host = host_facts()
         with ExitStack() as stack:
             database, pinning = start_database(stack, pinning, console)
             folder.begin_measuring()

@@ -24,8 +24,8 @@ NOTE = (
     "and over all its requests (p50/p99). Ratios: the arm over the reference in the same round "
     "and cell, median of the rounds with its 95% CI; by r/s (above 1: faster) and by app CPU "
     "per request (the reference's over the arm's). A cell's gain is the r/s ratio, or the CPU "
-    "ratio where the load generator held an arm back (marked *). Bytes: the v1 arm's answer "
-    "(reads) or the body sent (writes)."
+    "ratio where the load generator (or PostgreSQL) held an arm back (marked *). Bytes: the "
+    "first arm's answer (v1 by default; reads) or the body sent (writes)."
 )
 SHAPE_STYLE = {  # linestyle, marker
     "flat": ("-", "o"),
@@ -189,8 +189,9 @@ def log_bytes_axis(ax: Axes) -> None:
 def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
     """Each comparison over the baseline, per shape: the gain against the bytes, its 95%
     interval as a band; hollow markers where it is read from CPU; published points in grey."""
+    # Over the baseline (v1) where it ran; else whatever comparisons the run made.
     over_baseline = [name for name in results["comparisons"] if name.endswith("/v1")]
-    for name in over_baseline:
+    for name in over_baseline or results["comparisons"]:
         arm = name.split("/")[0]
         for shape in results["shapes"]:
             cells = [cell for cell in results["cells"] if cell["shape"] == shape]
@@ -256,7 +257,7 @@ def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("bytes of the answer (reads) or of the body (writes)")
-    ax.set_ylabel("gain over v1 (x), 95% CI band")
+    ax.set_ylabel("gain (x), 95% CI band")
     ax.grid(color=REFERENCE_COLOUR, linewidth=0.4)
     legend_below(ax)
 
@@ -311,9 +312,10 @@ def html(results: dict[str, Any]) -> str:
     body += f'<p class="note">{escape(versions_line(results))}</p>'
     body += figure(
         to_svg(gain_figure(results)),
-        "Left: the gain over v1 against the bytes of the answer (reads) or the body (writes); "
-        "bands: 95% CI; hollow markers: read from app CPU (the load generator held an arm "
-        "back). Grey: published points, their machines and versions. Right: app CPU per post.",
+        "Left: the gain over v1 (or the run's comparisons, without v1) against the bytes of "
+        "the answer (reads) or the body (writes); bands: 95% CI; hollow markers: read from app "
+        "CPU (an arm was not saturated: the load generator or PostgreSQL held it back). Grey: "
+        "published points, their machines and versions. Right: app CPU per post.",
     )
     body += "<h2>Figures</h2>" + html_table(*figure_rows(results))
     if results["comparisons"]:

@@ -62,9 +62,10 @@ def cell_ratios(
     request (the reference's over the app's: above 1, it costs less), paired by round."""
     own, other = sweep_arm(cell, app), sweep_arm(cell, reference)
     return {
+        # An empty window is no pair (flagged by window_flags), on either side.
         "rps": paired_ratio(
-            by_group(records, own, lambda record: record.rps),
-            by_group(records, other, lambda record: record.rps),
+            by_group(records, own, lambda record: record.rps or None),
+            by_group(records, other, lambda record: record.rps or None),
         ).as_dict(),
         "cpu": paired_ratio(
             by_group(records, other, cpu_per_request), by_group(records, own, cpu_per_request)
@@ -73,8 +74,9 @@ def cell_ratios(
 
 
 def gain(ratios: dict[str, Any], load_bound: bool) -> dict[str, Any]:
-    """The cell's gain: by r/s, unless the load generator held either arm back; then by app
-    CPU per request (what the app would give at saturation)."""
+    """The cell's gain: by r/s, unless either arm was not saturated (held back by the load
+    generator or by PostgreSQL); then by app CPU per request (what the app would give at
+    saturation)."""
     return {"by": "cpu" if load_bound else "rps", **ratios["cpu" if load_bound else "rps"]}
 
 
@@ -144,8 +146,8 @@ def sweep_flags(
         if load_bound:
             flags.append(
                 f"{cell['name']}: {', '.join(load_bound)} kept under {SATURATION_LIMIT:.0%} of "
-                "the app's CPU busy: r/s is the load generator's there, so the cell's gain is "
-                "read from app CPU per request"
+                "the app's CPU busy (the load generator, or requests waiting on PostgreSQL, "
+                "held it back): the cell's gain is read from app CPU per request"
             )
     for app in apps:
         windows = [record for record in records if record.arm.endswith(f"@{app}")]

@@ -5,8 +5,8 @@ Every arm's window in a cell is sized by how long its requests take (timed alone
 run, by verification):
 - users: enough to keep a one-worker app busy while answers travel, at most `users`, and so few
   that a user's wait (users × one request's time) stays near LATENCY_TARGET_S: a slow arm's
-  requests then drain quickly when its window ends. Never fewer than MIN_USERS. At saturation
-  the app's r/s does not depend on its users, so arms may differ in them;
+  requests then drain quickly when its window ends. Never fewer than MIN_USERS (unless --users
+  says fewer). At saturation the app's r/s does not depend on its users, so arms may differ;
 - settle time: long enough for the previous window's requests to finish (its users × its
   request time, with a margin), so the counted span is the new arm's alone;
 - counted span: long enough for COUNTED_REQUESTS requests of that arm (a window's r/s counts
@@ -40,7 +40,8 @@ class CellTiming:
 
 def arm_users(settings: SweepSettings, seconds: float) -> int:
     fitting = math.floor(LATENCY_TARGET_S / max(seconds, 1e-6))
-    return max(MIN_USERS, min(settings.users, fitting))
+    # --users is a cap, even below MIN_USERS.
+    return max(min(MIN_USERS, settings.users), min(settings.users, fitting))
 
 
 def cell_timing(settings: SweepSettings, seconds: dict[str, float]) -> CellTiming:
