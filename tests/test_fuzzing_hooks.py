@@ -4,7 +4,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.fuzzing.hooks import has_pinned_input, is_lenient_integer
+from tests.fuzzing.hooks import (
+    has_pinned_input,
+    has_unrepresentable_instant,
+    is_lenient_integer,
+)
 
 VALID = {"title": "t", "content": "c", "published_at": "2024-01-01T00:00:00Z"}
 
@@ -80,3 +84,22 @@ def test_other_inputs_are_not_pinned(other: SimpleNamespace) -> None:
 )
 def test_a_pinned_input_does_not_hide_another_violation(masked: SimpleNamespace) -> None:
     assert not has_pinned_input(masked)
+
+
+@pytest.mark.parametrize(
+    ("published_at", "refused"),
+    [
+        ("0001-01-01T00:00:00+00:01", True),  # before year 1 in UTC
+        ("9999-12-31T23:59:59-00:01", True),  # after year 9999 in UTC
+        ("0001-01-01T00:00:00+00:00", False),
+        ("2024-01-01T12:00:00Z", False),
+        ("yesterday", False),
+        (0, False),
+    ],
+)
+def test_instants_outside_utc_are_recognised(published_at: object, refused: bool) -> None:
+    assert has_unrepresentable_instant(case(body={**VALID, "published_at": published_at})) is (
+        refused
+    )
+    bulk = case(body={"posts": [VALID, {**VALID, "published_at": published_at}]})
+    assert has_unrepresentable_instant(bulk) is refused
