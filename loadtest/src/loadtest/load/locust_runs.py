@@ -36,6 +36,14 @@ class LocustRun:
     files: dict[str, str] = field(default_factory=dict)
     entries: list[dict[str, Any]] = field(default_factory=list)  # locust's per-name stats
 
+    def summary(self) -> dict[str, Any]:
+        """What results.json keeps of the load generator itself (the ladder's and the sweep's)."""
+        return {
+            "cpu_percent": self.cpu_percent,
+            "cpu_warnings": self.cpu_warnings,
+            "load_cpus_busy_percent": self.load_cpus_busy_percent,
+        }
+
     @property
     def rps(self) -> float:
         """Successful requests per second: failures are flagged, never counted as throughput."""

@@ -206,11 +206,7 @@ def build_ladder_results(
         "ladder": ladder,
         "comparisons": comparisons,
         "calibration": calibration,
-        "locust": {
-            "cpu_percent": locust.cpu_percent,
-            "cpu_warnings": locust.cpu_warnings,
-            "load_cpus_busy_percent": locust.load_cpus_busy_percent,
-        },
+        "locust": locust.summary(),
         "flags": ladder_flags(
             ladder,
             comparisons,

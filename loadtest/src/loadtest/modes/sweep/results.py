@@ -173,7 +173,7 @@ def build_sweep_results(
     started_at: datetime,
     finished_at: datetime,
 ) -> dict[str, Any]:
-    pairs = [(app, reference) for app, reference in comparisons(settings.apps)]
+    pairs = comparisons(settings.apps)
     cell_results = []
     for cell in cells:
         arms = {
@@ -225,11 +225,7 @@ def build_sweep_results(
         "cells": cell_results,
         "crossings": {name: crossings(cell_results, name) for name in comparison_names},
         "calibration": calibration,
-        "locust": {
-            "cpu_percent": locust.cpu_percent,
-            "cpu_warnings": locust.cpu_warnings,
-            "load_cpus_busy_percent": locust.load_cpus_busy_percent,
-        },
+        "locust": locust.summary(),
         "measured_s": round(schedule.end - schedule.start, 1),
         "flags": sweep_flags(
             cell_results,
