@@ -68,6 +68,6 @@ def test_app_images_carry_no_library_only_the_probes_use(environment: str) -> No
         return {line.split("==")[0].lower() for line in text.splitlines() if "==" in line}
 
     assert probe_libraries() == {"ujson", "msgspec"}
-    # What the Dockerfiles install (uv sync --no-dev), and what ./test.sh syncs for the probes.
+    # What docker/Dockerfile installs (uv sync --no-dev), and what ./test.sh syncs for the probes.
     assert not exported("--no-dev") & probe_libraries()
     assert probe_libraries() <= exported("--no-dev", "--group", "probes")

@@ -1,24 +1,38 @@
-"""docker-compose.yml and the Dockerfiles agree with the code (no Docker engine runs here)."""
+"""docker-compose.yml, docker/Dockerfile and the Docker scripts agree with the code.
 
+These run without an engine. docker/smoke.sh runs the whole path on a real one (.ci/run).
+"""
+
+import json
+import os
 import re
-import shlex
+import shutil
+import subprocess
+from importlib.resources import files
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
 from loadtest.cli import MODES
 from loadtest.lab.arms import ARMS
-from loadtest.lab.docker import compose_database_url, parse_memory_usage
+from loadtest.lab.docker import (
+    compose_database_url,
+    parse_compose_version,
+    parse_memory_usage,
+)
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.modes.up.settings import LOCUST_WEB_PORT
 
-COMPOSE = yaml.safe_load((REPOSITORY_ROOT / "docker-compose.yml").read_text())
+COMPOSE_FILE = REPOSITORY_ROOT / "docker-compose.yml"
+COMPOSE = yaml.safe_load(COMPOSE_FILE.read_text())
 SERVICES = COMPOSE["services"]
-APP_DOCKERFILES = {
-    name: REPOSITORY_ROOT / arm.environment / "Dockerfile" for name, arm in ARMS.items()
-}
-LOADTEST_DOCKERFILE = REPOSITORY_ROOT / "loadtest" / "Dockerfile"
+DOCKERFILE = REPOSITORY_ROOT / "docker" / "Dockerfile"
+DOCKER_DIR = REPOSITORY_ROOT / "docker"
+OFFICIAL_PYTHON = "python:3.11.7-slim-bookworm"
+APP_SERVICES = sorted(arm.environment for arm in ARMS.values())
+LOADTEST_SERVICES = ("dataset", "locust-master", "locust-worker")
 
 
 def instructions(dockerfile: Path) -> list[tuple[str, str]]:
@@ -32,18 +46,64 @@ def instructions(dockerfile: Path) -> list[tuple[str, str]]:
     return pairs
 
 
-def arguments_of(dockerfile: Path, keyword: str) -> list[str]:
-    return [rest for instruction, rest in instructions(dockerfile) if instruction == keyword]
+def stage(name: str) -> list[tuple[str, str]]:
+    """The instructions of one build stage (FROM ... AS name up to the next FROM)."""
+    found: list[tuple[str, str]] = []
+    inside = False
+    for keyword, rest in instructions(DOCKERFILE):
+        if keyword == "FROM":
+            inside = rest.endswith(f" AS {name}")
+        if inside:
+            found.append((keyword, rest))
+    assert found, f"no stage {name} in docker/Dockerfile"
+    return found
+
+
+def arguments_of(pairs: list[tuple[str, str]], keyword: str) -> list[str]:
+    return [rest for instruction, rest in pairs if instruction == keyword]
 
 
 def test_compose_describes_db_apps_dataset_and_locust() -> None:
-    apps = {arm.environment for arm in ARMS.values()}
-    assert set(SERVICES) == {"db", *apps, "dataset", "locust-master", "locust-worker"}
+    assert set(SERVICES) == {"db", *APP_SERVICES, *LOADTEST_SERVICES}
 
 
-def test_db_is_pinned_healthchecked_and_local_only() -> None:
+def test_compose_file_is_valid_for_the_compose_specification() -> None:
+    """The JSON schema Compose v2 validates against (vendored by check-jsonschema)."""
+    schema_file = files("check_jsonschema.builtin_schemas.vendor").joinpath("compose-spec.json")
+    schema = json.loads(schema_file.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = [
+        f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(COMPOSE)
+    ]
+    assert errors == []
+    # ... and the schema can fail: a key the specification does not know.
+    broken = {**COMPOSE, "services": {**SERVICES, "db": {**SERVICES["db"], "cpu": 1}}}
+    assert list(validator.iter_errors(broken))
+
+
+def test_compose_file_suits_docker_compose_1_29_too() -> None:
+    """1.29 rejects a top-level `name:` and ignores deploy limits without --compatibility: the
+    project is named in .env, and the limits are `cpus`/`mem_limit`."""
+    assert "name" not in COMPOSE
+    assert "COMPOSE_PROJECT_NAME=pydantic-lab" in (REPOSITORY_ROOT / ".env").read_text()
+    assert all("deploy" not in service for service in SERVICES.values())
+
+
+@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
+def test_docker_compose_1_29_parses_the_file() -> None:
+    answer = subprocess.run(
+        ["docker-compose", "--file", str(COMPOSE_FILE), "config", "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        timeout=60,
+    )
+    assert answer.returncode == 0, answer.stderr
+
+
+def test_db_is_pinned_overridable_healthchecked_and_local_only() -> None:
     db = SERVICES["db"]
-    assert re.fullmatch(r"postgres:\d+\.\d+", db["image"])
+    assert re.fullmatch(r"\$\{POSTGRES_IMAGE:-postgres:\d+\.\d+\}", db["image"])
     assert "pg_isready" in " ".join(db["healthcheck"]["test"])
     for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"):
         assert re.fullmatch(r"\$\{" + variable + r":-\w+\}", db["environment"][variable])
@@ -59,62 +119,100 @@ def test_every_published_port_is_on_loopback_only() -> None:
 def test_apps_match_their_code(app_name: str) -> None:
     arm = ARMS[app_name]
     service = SERVICES[arm.environment]
-    port = arm.port
-    assert service["build"] == {"context": ".", "dockerfile": f"{arm.environment}/Dockerfile"}
+    build = service["build"]
+    assert (build["context"], build["dockerfile"], build["target"]) == (
+        ".",
+        "docker/Dockerfile",
+        "app",
+    )
+    assert build["args"]["PROJECT"] == arm.environment
+    assert build["args"]["APP_MODULE"] == arm.module
+    assert build["args"]["APP_PORT"] == str(arm.port)
+    assert (REPOSITORY_ROOT / arm.environment / "uv.lock").exists()
     assert service["depends_on"] == {"db": {"condition": "service_healthy"}}
-    assert service["ports"] == [f"127.0.0.1:{port}:{port}"]
+    assert service["ports"] == [f"127.0.0.1:{arm.port}:{arm.port}"]
     # commons.config reads DATABASE_URL; it must point at the db service.
     assert "@db:5432/" in service["environment"]["DATABASE_URL"]
-    dockerfile = APP_DOCKERFILES[app_name]
-    [command] = arguments_of(dockerfile, "CMD")
-    assert f'"{arm.module}"' in command and f'"{port}"' in command
-    package = arm.package
-    assert (REPOSITORY_ROOT / f"{package}/src/{package}/main.py").exists()
-    [healthcheck] = arguments_of(dockerfile, "HEALTHCHECK")
-    assert f"http://127.0.0.1:{port}/health" in healthcheck
-    assert arguments_of(dockerfile, "EXPOSE") == [str(port)]
 
 
-def test_every_app_gets_identical_resources_and_images() -> None:
-    v1 = SERVICES["app_v1"]
-    assert v1["deploy"]["resources"]["limits"].keys() >= {"cpus", "memory"}
-    v1_bases = arguments_of(APP_DOCKERFILES["v1"], "FROM")
-    assert all(re.match(r"python:3\.11\.\d+-slim", base) for base in v1_bases)
-    for name, arm in ARMS.items():
-        assert SERVICES[arm.environment]["deploy"] == v1["deploy"], name
-        assert arguments_of(APP_DOCKERFILES[name], "FROM") == v1_bases, name
+def test_the_app_stage_serves_the_module_and_port_it_is_given() -> None:
+    app = stage("app")
+    [command] = arguments_of(app, "CMD")
+    assert command.startswith("exec uvicorn")  # uvicorn is the container's process
+    assert '"$APP_MODULE"' in command and '--port "$APP_PORT"' in command
+    assert "--http commons.http_protocol:BoundedHttpToolsProtocol" in command
+    [healthcheck] = arguments_of(app, "HEALTHCHECK")
+    assert "http://127.0.0.1:${APP_PORT}/health" in healthcheck
+    assert arguments_of(app, "EXPOSE") == ["${APP_PORT}"]
+    assert "APP_MODULE=${APP_MODULE} APP_PORT=${APP_PORT}" in " ".join(arguments_of(app, "ENV"))
+    # Docker's legacy builder (Compose 1.29) runs this stage for the loadtest target too.
+    assert arguments_of(app, "RUN") == []
 
 
-@pytest.mark.parametrize(
-    ("dockerfile", "project"),
-    [
-        *((APP_DOCKERFILES[name], arm.environment) for name, arm in ARMS.items()),
-        (LOADTEST_DOCKERFILE, "loadtest"),
-    ],
-)
-def test_images_install_the_locked_versions_without_dev_dependencies(dockerfile, project) -> None:
-    runs = " ".join(arguments_of(dockerfile, "RUN"))
-    assert f"uv sync --frozen --no-dev --no-editable --compile-bytecode --project {project}" in runs
-    copies = arguments_of(dockerfile, "COPY")
-    assert any(f"{project}/uv.lock" in copy for copy in copies)
-    for copy in copies:
-        words = [word for word in shlex.split(copy) if not word.startswith("--")]
-        if "--from=build" in copy:
-            continue
-        for source in words[:-1]:
-            assert (REPOSITORY_ROOT / source).exists(), f"{dockerfile.name}: COPY {source}"
-    users = arguments_of(dockerfile, "USER")
-    assert users and users[-1] not in ("root", "0")
+def test_every_app_gets_identical_resources_and_base() -> None:
+    apps = [SERVICES[name] for name in APP_SERVICES]
+    assert {(app["cpus"], app["mem_limit"]) for app in apps} == {
+        ("${APP_CPUS:-1.0}", "${APP_MEMORY:-512M}")
+    }
+    bases = {app["build"]["args"]["PYTHON_IMAGE"] for app in apps}
+    bases |= {SERVICES[name]["build"]["args"]["PYTHON_IMAGE"] for name in LOADTEST_SERVICES}
+    assert bases == {f"${{PYTHON_IMAGE:-{OFFICIAL_PYTHON}}}"}
+    # The Dockerfile's own default is the same official image, and every stage starts from it.
+    [default] = [rest for keyword, rest in instructions(DOCKERFILE) if keyword == "ARG"][:1]
+    assert default == f"PYTHON_IMAGE={OFFICIAL_PYTHON}"
+    froms = arguments_of(instructions(DOCKERFILE), "FROM")
+    assert all(line.startswith(("${PYTHON_IMAGE} AS", "runtime AS")) for line in froms)
+
+
+def test_images_install_the_locked_versions_without_dev_dependencies() -> None:
+    runs = " ".join(arguments_of(stage("build"), "RUN"))
+    assert (
+        'uv sync --frozen --no-dev --no-editable --compile-bytecode --project "${PROJECT}"' in runs
+    )
+    assert "pip install --no-cache-dir uv==" in runs
+    for image in ("app", "loadtest"):
+        users = arguments_of(stage(image), "USER")
+        assert users and users[-1] not in ("root", "0"), image
+
+
+def test_the_build_context_holds_the_projects_and_no_environments() -> None:
+    patterns = (REPOSITORY_ROOT / ".dockerignore").read_text().splitlines()
+    assert "*" in patterns and "**/.venv" in patterns
+    for included in ("!commons", "!app_*", "!loadtest", "!docker/ca"):
+        assert included in patterns
+    projects = {SERVICES[name]["build"]["args"]["PROJECT"] for name in APP_SERVICES}
+    assert all(re.fullmatch(r"app_\w+", project) for project in projects)
+
+
+def test_ca_bundle_is_trusted_only_when_one_is_there(tmp_path: Path) -> None:
+    """trust.sh exports the bundle's path for pip and uv if the file exists, else nothing."""
+    script = (DOCKER_DIR / "ca" / "trust.sh").read_text().replace("/lab-ca/", f"{tmp_path}/")
+    (tmp_path / "trust.sh").write_text(script)
+    show = f'. {tmp_path}/trust.sh; echo "${{SSL_CERT_FILE:-none}} ${{PIP_CERT:-none}}"'
+    clean = {
+        key: value for key, value in os.environ.items() if key not in ("SSL_CERT_FILE", "PIP_CERT")
+    }
+    run = lambda: subprocess.run(["sh", "-c", show], capture_output=True, text=True, env=clean)  # noqa: E731
+    assert run().stdout.split() == ["none", "none"]
+    (tmp_path / "ca-bundle.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    bundle = str(tmp_path / "ca-bundle.pem")
+    assert run().stdout.split() == [bundle, bundle]
+    assert "docker/ca/ca-bundle.pem" in (REPOSITORY_ROOT / ".gitignore").read_text()
 
 
 def test_locust_services_use_the_harness_locustfile() -> None:
+    for name in LOADTEST_SERVICES:
+        build = SERVICES[name]["build"]
+        assert (build["dockerfile"], build["target"], build["args"]["PROJECT"]) == (
+            "docker/Dockerfile",
+            "loadtest",
+            "loadtest",
+        )
     master, worker = SERVICES["locust-master"], SERVICES["locust-worker"]
-    for service in (master, worker):
-        assert service["build"]["dockerfile"] == "loadtest/Dockerfile"
     assert master["ports"] == [f"127.0.0.1:{LOCUST_WEB_PORT}:{LOCUST_WEB_PORT}"]
     assert "--master" in master["command"] and "--worker" in worker["command"]
     assert worker["command"][worker["command"].index("--master-host") + 1] == "locust-master"
-    environment = " ".join(arguments_of(LOADTEST_DOCKERFILE, "ENV"))
+    environment = " ".join(arguments_of(stage("loadtest"), "ENV"))
     locustfile = re.search(r"LOCUST_LOCUSTFILE=/lab/(\S+)", environment).group(1)
     assert (REPOSITORY_ROOT / locustfile).exists()
 
@@ -138,3 +236,63 @@ def test_runner_reaches_the_db_service_with_compose_defaults() -> None:
 )
 def test_parse_memory_usage_reads_docker_stats(text: str, mib: float) -> None:
     assert parse_memory_usage(text) == mib
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ("Docker Compose version v2.29.7\n", (2, 29, 7)),
+        ("docker-compose version 1.29.2, build unknown\n", (1, 29, 2)),
+        ("docker: 'compose' is not a docker command.\n", None),
+    ],
+)
+def test_parse_compose_version(text: str, version: tuple[int, ...] | None) -> None:
+    assert parse_compose_version(text) == version
+
+
+def test_stand_in_images_are_never_tagged_as_the_official_ones() -> None:
+    answer = subprocess.run(
+        [str(DOCKER_DIR / "base" / "build.sh"), "--print-tags"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    tags = answer.stdout.split()
+    assert len(tags) == 2
+    for tag in tags:
+        repository = tag.split(":")[0]
+        assert repository.startswith("pydantic-lab/"), tag
+        assert repository not in ("python", "postgres", "library/python", "library/postgres")
+
+
+def test_base_builder_refuses_an_unknown_option_in_one_line() -> None:
+    answer = subprocess.run(
+        [str(DOCKER_DIR / "base" / "build.sh"), "--bogus"], capture_output=True, text=True
+    )
+    assert answer.returncode == 2
+    assert answer.stderr.strip().count("\n") == 0 and "--bogus" in answer.stderr
+
+
+def test_smoke_refuses_an_unknown_option_in_one_line() -> None:
+    answer = subprocess.run(
+        [str(DOCKER_DIR / "smoke.sh"), "--bogus"], capture_output=True, text=True
+    )
+    assert answer.returncode == 2
+    assert answer.stderr.strip().count("\n") == 0 and "--bogus" in answer.stderr
+
+
+def test_smoke_skips_in_one_line_where_there_is_no_docker(tmp_path: Path) -> None:
+    """Exit 77 (skipped), one line saying why, and nothing started."""
+    for tool in ("dirname", "id", "printf"):
+        (tmp_path / tool).symlink_to(shutil.which(tool))
+    answer = subprocess.run(
+        [shutil.which("bash"), str(DOCKER_DIR / "smoke.sh")],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(tmp_path)},
+    )
+    assert answer.returncode == 77
+    assert answer.stdout.strip().splitlines() == [
+        "smoke SKIPPED: the docker command is not installed "
+        "(Debian: apt-get install docker.io docker-compose)"
+    ]

@@ -1,12 +1,17 @@
 """The real pipeline, very short, against all three arms: results.json, report.md, start-up
 figures, no leftovers."""
 
+import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness_tests.runner import TINY_RUN, lab_processes, port_options, run_runner
+from loadtest.modes.benchmark.completeness import gaps
 
 ARMS = ("v1", "v2", "v2-latest")
 SCENARIOS = ("read", "synthetic", "write")
@@ -106,3 +111,56 @@ def test_run_writes_the_report_and_prints_the_table(finished_run) -> None:
 def test_run_leaves_nothing_running(finished_run) -> None:
     _, _, leftovers = finished_run
     assert leftovers == set()
+
+
+@pytest.fixture
+def results(finished_run: tuple[Path, str, set[int]]) -> dict[str, Any]:
+    latest, _, _ = finished_run
+    return json.loads((latest / "results.json").read_text())
+
+
+# What docker/smoke.sh asks of a results.json (loadtest.modes.benchmark.completeness): complete
+# on this real run, and each kind of gap named.
+
+
+def check_completeness(results_file: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "loadtest.modes.benchmark.completeness", str(results_file)]
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def test_a_real_run_is_complete(finished_run) -> None:
+    latest, _, _ = finished_run
+    answer = check_completeness(latest / "results.json")
+    assert answer.returncode == 0, answer.stderr
+    assert answer.stdout.startswith("complete: 3 arms verified in every scenario, 6 ratios")
+
+
+def test_a_local_run_is_not_a_docker_one(results) -> None:
+    assert gaps(results, docker=True) == [
+        "the run was not against the compose stack (settings.docker is not set)"
+    ]
+
+
+def test_each_gap_is_named(results) -> None:
+    broken = copy.deepcopy(results)
+    broken["apps"]["v2"]["memory"]["peak_rss_mib"] = None
+    broken["apps"]["v1"]["scenarios"]["read"]["flags"].append(
+        "verification failed (repeat 1): GET /posts answered 500"
+    )
+    broken["apps"]["v2-latest"]["scenarios"]["write"]["new_rows"] -= 1
+    del broken["ratios_vs_baseline"]["synthetic"]["v2"]["ci95_low"]
+    broken["ratios_between_arms"]["read"]["v2-latest/v2"]["ci95_high"] = 0.1
+    found = gaps(broken)
+    assert found[0] == "v1 · read: verification failed (repeat 1): GET /posts answered 500"
+    assert "v2 · synthetic: no ratio to v1 with its interval" in found
+    assert "v2: memory not read (peak_rss_mib)" in found
+    assert any(line.startswith("v2-latest · write: ") and "stored" in line for line in found)
+    assert "v2-latest/v2 · read: no ratio with its interval" in found
+    assert len(found) == 5
+
+
+def test_an_unreadable_file_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text("{not json")
+    answer = check_completeness(tmp_path / "results.json")
+    assert answer.returncode == 1
+    assert answer.stderr.count("\n") == 1 and answer.stderr.startswith("error: cannot read")

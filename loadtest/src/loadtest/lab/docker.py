@@ -2,13 +2,22 @@
 
 PostgreSQL runs in the `db` service; each cell recreates the app's container (a fresh process)
 and reads its memory from the container's own accounting (`docker stats`: no USS there).
+
+Compose v2 (`docker compose`) is used where it is installed, else Compose 1.28 or newer
+(`docker-compose`, Debian's 1.29): the file is valid for both, and the lab waits for the
+healthchecks itself, since 1.29 has no `up --wait`.
 """
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import time
 from contextlib import ExitStack
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 from loadtest.lab.apps import RunningApp, wait_for_health
 from loadtest.lab.arms import ARMS
@@ -18,6 +27,7 @@ from loadtest.lab.memory import MemoryReading
 from loadtest.lab.paths import REPOSITORY_ROOT
 
 COMPOSE_FILE = REPOSITORY_ROOT / "docker-compose.yml"
+HEALTHY_TIMEOUT_S = 120
 UNIT_MIB = {
     "B": 1 / 1024**2,
     "KIB": 1 / 1024,
@@ -27,6 +37,38 @@ UNIT_MIB = {
     "MB": 1000**2 / 1024**2,
     "GB": 1000**3 / 1024**2,
 }
+
+
+@dataclass(frozen=True)
+class Compose:
+    command: tuple[str, ...]  # ("docker", "compose") or ("docker-compose",)
+    version: str
+
+    @property
+    def is_v1(self) -> bool:
+        return self.command == ("docker-compose",)
+
+
+def parse_compose_version(text: str) -> tuple[int, ...] | None:
+    """`Docker Compose version v2.29.7`, `docker-compose version 1.29.2, build unknown`."""
+    match = re.search(r"version v?(\d+)\.(\d+)\.(\d+)", text)
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+@cache
+def find_compose() -> Compose:
+    """Compose v2 if installed, else docker-compose 1.28+ (profiles and service_healthy)."""
+    for command in (("docker", "compose"), ("docker-compose",)):
+        if shutil.which(command[0]) is None:
+            continue
+        answer = subprocess.run([*command, "version"], capture_output=True, text=True, timeout=30)
+        version = parse_compose_version(answer.stdout) if answer.returncode == 0 else None
+        if version is not None and version >= (1, 28, 0):
+            return Compose(command, ".".join(map(str, version)))
+    raise LabError(
+        "--docker needs Docker Compose: the plugin (`docker compose`) or docker-compose 1.28 "
+        "or newer (Debian: apt-get install docker-compose); neither is installed"
+    )
 
 
 def ensure_docker_engine() -> None:
@@ -50,25 +92,65 @@ def ensure_docker_engine() -> None:
             "--docker: no Docker engine answers (`docker info` failed); "
             "plain ./test.sh needs no Docker"
         )
-    plugin = subprocess.run(["docker", "compose", "version"], capture_output=True, timeout=30)
-    if plugin.returncode != 0:
-        raise LabError(
-            "--docker needs the Docker Compose plugin (`docker compose`), which is not installed"
-        )
+    find_compose()
 
 
 def compose(*arguments: str, timeout_s: float = 900) -> str:
-    command = ["docker", "compose", "--file", str(COMPOSE_FILE), *arguments]
+    command = [*find_compose().command, "--file", str(COMPOSE_FILE), *arguments]
     try:
         result = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout_s, cwd=REPOSITORY_ROOT
         )
     except subprocess.TimeoutExpired:
-        raise LabError(f"`docker compose {' '.join(arguments)}` timed out") from None
+        raise LabError(f"`compose {' '.join(arguments)}` timed out") from None
     if result.returncode != 0:
         last_line = (result.stderr.strip().splitlines() or ["?"])[-1]
-        raise LabError(f"`docker compose {' '.join(arguments)}` failed: {last_line}")
+        raise LabError(f"`compose {' '.join(arguments)}` failed: {last_line}")
     return result.stdout
+
+
+def build(*services: str) -> None:
+    # 1.29 drives Docker's legacy builder, which keeps a failed step's container without this.
+    compose("build", *(("--force-rm",) if find_compose().is_v1 else ()), *services)
+
+
+def container_state(container_id: str) -> tuple[str, str]:
+    """(status, health) of a container: ("running", "healthy"), ("exited", "") ..."""
+    answer = subprocess.run(
+        ["docker", "inspect", "--format", "{{json .State}}", container_id],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    if answer.returncode != 0:
+        return "missing", ""
+    state = json.loads(answer.stdout)
+    return state.get("Status", ""), (state.get("Health") or {}).get("Status", "")
+
+
+def up_healthy(*services: str, recreate: bool = False) -> dict[str, str]:
+    """`up --detach` the services and wait for each one's healthcheck (what v2's --wait does);
+    returns their container ids. A container that stops or turns unhealthy is an error."""
+    flags = ("--force-recreate", "--no-deps") if recreate else ()
+    compose("up", "--detach", *flags, *services)
+    containers = {service: compose("ps", "--quiet", service).strip() for service in services}
+    deadline = time.monotonic() + HEALTHY_TIMEOUT_S
+    waiting = dict(containers)
+    while waiting:
+        for service, container_id in list(waiting.items()):
+            status, health = container_state(container_id)
+            if status == "running" and health in ("healthy", ""):
+                del waiting[service]
+            elif status != "running" or health == "unhealthy":
+                raise LabError(
+                    f"service {service} is {health or status} "
+                    f"(`docker logs {container_id[:12]}` says why)"
+                )
+        if waiting and time.monotonic() > deadline:
+            raise LabError(f"{', '.join(waiting)} not healthy within {HEALTHY_TIMEOUT_S}s")
+        if waiting:
+            time.sleep(0.5)
+    return containers
 
 
 def compose_database_url() -> str:
@@ -88,31 +170,35 @@ def start_docker_stack(
     if any(ports[name] != ARMS[name].port for name in apps):
         published = ", ".join(str(ARMS[name].port) for name in apps)
         raise LabError(f"--docker uses the ports in docker-compose.yml ({published})")
-    compose("build", *(ARMS[name].environment for name in apps))
+    build(*(ARMS[name].environment for name in apps))
     stack.callback(compose, "down", "--volumes", "--remove-orphans")
-    compose("up", "--detach", "--wait", "db")
+    up_healthy("db")
     database_url = compose_database_url()
     server_version = prepare_schema(database_url)
     return BenchmarkDatabase("docker", database_url, server_version, None)
 
 
-def start_container_app(name: str, base_url: str) -> RunningApp:
+def start_container_app(name: str, base_url: str, log_path: Path) -> RunningApp:
     service = ARMS[name].environment
-    # --force-recreate: a fresh process per cell, as in the local harness.
-    compose("up", "--detach", "--wait", "--force-recreate", "--no-deps", service)
-    container_id = compose("ps", "--quiet", service).strip()
+    # A fresh process per cell, as in the local harness.
+    container_id = up_healthy(service, recreate=True)[service]
     versions = wait_for_health(base_url, is_alive=lambda: True, timeout_s=60, what=service)
     return RunningApp(
         name,
         base_url,
         versions,
         read_memory=lambda: container_memory(container_id),
-        stop=lambda: stop_container(service),
+        stop=lambda: stop_container(service, container_id, log_path),
     )
 
 
-def stop_container(service: str) -> None:
+def stop_container(service: str, container_id: str, log_path: Path) -> None:
+    """Stop the app's container, keeping what it printed (as the local harness keeps its log)."""
     compose("stop", service)
+    with log_path.open("w") as log:
+        subprocess.run(
+            ["docker", "logs", container_id], stdout=log, stderr=subprocess.STDOUT, timeout=30
+        )
 
 
 def container_memory(container_id: str) -> MemoryReading:

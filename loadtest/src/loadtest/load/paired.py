@@ -67,7 +67,9 @@ def start_arm(
 ) -> RunningApp:
     """A fresh process of the arm (a fresh container with --docker), answering /health."""
     if docker:
-        return start_container_app(arm, f"http://127.0.0.1:{settings.ports[arm]}")
+        return start_container_app(
+            arm, f"http://127.0.0.1:{settings.ports[arm]}", log_dir / f"{ARMS[arm].environment}.log"
+        )
     return start_app(
         arm,
         port=settings.ports[arm],

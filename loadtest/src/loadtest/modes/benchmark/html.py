@@ -12,6 +12,7 @@ from loadtest.modes.benchmark.tables import (
     comparisons,
     flags_line,
     load_generator_lines,
+    memory_measure,
     summary_lines,
     table_rows,
     title,
@@ -26,6 +27,12 @@ def ratio_figure(ratio_svg: str | None) -> str:
         "baseline), the median of the paired ratios with its exact 95% CI; grey: the reference "
         "experiment's published v2/v1 ratios (it also changed FastAPI, on its own machine).",
     )
+
+
+def memory_caption(results: dict[str, Any]) -> str:
+    if results["settings"].get("docker"):
+        return f"The app's {memory_measure(results)}, median over repeats."
+    return "RSS of the app's process tree, median over repeats."
 
 
 def startup_section(svg: str | None) -> str:
@@ -110,7 +117,7 @@ in brackets. ⚠: see the flags.</p>
         )
     }
 <h2>Memory</h2>
-{figure(charts.memory_chart(results), "RSS of the app's process tree, median over repeats.")}
+{figure(charts.memory_chart(results), memory_caption(results))}
 {startup_section(charts.startup_chart(results))}
 <h2>Settings</h2>
 {html_table(["setting", "value"], settings_rows(results))}

@@ -76,7 +76,8 @@ arm's windows (min–max in brackets). A ratio is the median of the per-round ra
 neighbouring windows, with its exact 95% confidence interval for the median (order
 statistics). Latency percentiles are over every counted request; CPU per request is the app's
 process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
-is the app's process tree (RSS, with USS in brackets), median over repeats: idle after
+is the app's process tree (RSS, with USS in brackets; with `--docker`, the container's usage
+as `docker stats` reports it), median over repeats: idle after
 start-up, peak under load, after load. Start-up is median (min–max) over fresh starts of each
 arm, in turn, from launch to the first 200 on `/health`; the import is `import <app module>`
 inside those starts (it builds the app and opens its first database connection). A ⚠ marks a

@@ -196,6 +196,7 @@ def run_repeat(
     """Fresh processes for every arm on a fresh dataset, verified, then every scenario (and the
     wrk cross-check, when asked)."""
     repeat_dir = run_dir / "runs" / f"{repeat:02d}"
+    repeat_dir.mkdir(parents=True, exist_ok=True)
     order = tuple(rotations(settings.apps, repeat)[repeat - 1])
     lives = {arm: ArmLife(arm, repeat) for arm in order}
     runs: list[ScenarioRun] = []

@@ -37,6 +37,14 @@ class Comparison:
         return results.get("ratios_between_arms", {}).get(scenario, {}).get(self.label)
 
 
+def memory_measure(results: dict[str, Any]) -> str:
+    """What the memory figures are: the app's process tree locally; with --docker, the
+    container's usage as `docker stats` reports it (no USS there)."""
+    if results["settings"].get("docker"):
+        return "container (docker stats)"
+    return "RSS (USS)"
+
+
 def comparisons(results: dict[str, Any]) -> list[Comparison]:
     """Every ratio the run has: each arm over the baseline, then the other comparisons."""
     baseline = results["settings"]["baseline"]
@@ -197,7 +205,7 @@ def table_rows(
                 f"{format_number(memory[f'{moment}_rss_mib'])} "
                 f"({format_number(memory[f'{moment}_uss_mib'])})"
             )
-        rows.append([f"memory {moment}, RSS (USS) MiB", *cells])
+        rows.append([f"memory {moment}, {memory_measure(results)} MiB", *cells])
     return header, rows
 
 
@@ -276,7 +284,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     idle_reference = memory[baseline]["idle_rss_mib"] if baseline else None
     peak_reference = memory[baseline]["peak_rss_mib"] if baseline else None
     lines.append(
-        "Memory, RSS idle / peak under load: "
+        f"Memory, {memory_measure(results).replace(' (USS)', '')} idle / peak under load: "
         + ", ".join(
             f"{arm} "
             + versus(figures["idle_rss_mib"], idle_reference if arm != baseline else None, "MiB", 1)

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The Docker path, end to end, from a fresh clone (docs/docker.md):
+#   1. a Docker engine: the running one, else dockerd started here (needs root);
+#   2. base images: the official ones where they can be pulled, else PYTHON_IMAGE/POSTGRES_IMAGE
+#      if set, else the stand-ins docker/base/build.sh makes from Debian's packages;
+#   3. the stack built, db and every default arm up with their healthchecks passed, the dataset
+#      loaded by the `dataset` service, locust's master and two workers connected;
+#   4. ./test.sh --docker --quick, and its results.json checked: ratios with intervals, every arm
+#      verified, memory for every arm;
+#   5. everything torn down, even on failure or Ctrl-C: containers, networks, volumes (and the
+#      images it built, with --remove-images), and dockerd stopped if this script started it.
+# Exit 0: passed. 1: failed. 77: skipped, with one line saying why (no engine can run here).
+# LAB_CA_BUNDLE (or SSL_CERT_FILE) names a CA bundle the image builds must trust (docker/ca/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OFFICIAL_PYTHON=python:3.11.7-slim-bookworm
+OFFICIAL_POSTGRES=postgres:18.1
+PROJECT=pydantic-lab
+ARMS=(app_v1 app_v2 app_v2_latest)
+WORKERS=2
+remove_images=0
+for argument in "$@"; do
+  case "$argument" in
+    --remove-images) remove_images=1 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; echo "Options: --remove-images"; exit 0 ;;
+    *) echo "error: unknown option $argument (known: --remove-images)" >&2; exit 2 ;;
+  esac
+done
+
+started=$SECONDS
+say() { printf '[smoke %3ds] %s\n' "$((SECONDS - started))" "$*"; }
+fail() { echo "smoke FAILED: $*" >&2; exit 1; }
+skip() { echo "smoke SKIPPED: $*"; exit 77; }
+
+# --- 1. the engine -------------------------------------------------------------------------
+command -v docker >/dev/null 2>&1 || skip "the docker command is not installed (Debian: apt-get install docker.io docker-compose)"
+dockerd_pid=""
+if ! docker info >/dev/null 2>&1; then
+  command -v dockerd >/dev/null 2>&1 || skip "no Docker engine answers and dockerd is not installed"
+  [ "$(id -u)" = 0 ] || skip "no Docker engine answers, and starting dockerd needs root"
+  dockerd_log="$(mktemp /tmp/pydantic-lab-dockerd.XXXXXX.log)"
+  say "no engine answers: starting dockerd (log: $dockerd_log)"
+  setsid dockerd >"$dockerd_log" 2>&1 < /dev/null &
+  dockerd_pid=$!
+  for _ in $(seq 60); do
+    docker info >/dev/null 2>&1 && break
+    kill -0 "$dockerd_pid" 2>/dev/null || skip "dockerd could not start here: $(tail -1 "$dockerd_log")"
+    sleep 0.5
+  done
+  docker info >/dev/null 2>&1 || { kill "$dockerd_pid" 2>/dev/null; skip "dockerd did not answer within 30 s: $(tail -1 "$dockerd_log")"; }
+fi
+if docker compose version >/dev/null 2>&1; then
+  COMPOSE=(docker compose)
+elif command -v docker-compose >/dev/null 2>&1; then
+  COMPOSE=(docker-compose)
+else
+  skip "Docker Compose is not installed (the plugin, or Debian's docker-compose)"
+fi
+say "engine $(docker info --format '{{.ServerVersion}}'), $("${COMPOSE[@]}" version --short 2>/dev/null || "${COMPOSE[@]}" version | head -1)"
+compose() { "${COMPOSE[@]}" --project-name "$PROJECT" --file docker-compose.yml --profile tools --profile load "$@"; }
+
+# --- 5. teardown, registered before anything is made ---------------------------------------
+ca_copy=""
+built_standins=()
+lab_images() { docker images --quiet --no-trunc --filter label=pydantic-lab.stage | sort -u; }
+images_before="$(lab_images)"
+teardown() {
+  local status=$?
+  trap - EXIT INT TERM
+  set +e
+  say "teardown"
+  local rmi=()
+  [ "$remove_images" = 1 ] && rmi=(--rmi local)
+  compose down --volumes --remove-orphans "${rmi[@]}" >/dev/null 2>&1
+  if [ "$remove_images" = 1 ]; then
+    # The lab's images made by this run (docker/Dockerfile labels every stage), then the
+    # stand-ins if this run built them; images that were here before stay.
+    local image built=()
+    for image in $(lab_images); do
+      grep -qx "$image" <<<"$images_before" || built+=("$image")
+    done
+    [ ${#built[@]} -gt 0 ] && docker rmi --force "${built[@]}" >/dev/null 2>&1
+    [ ${#built_standins[@]} -gt 0 ] && docker rmi "${built_standins[@]}" >/dev/null 2>&1
+    say "removed the images this run built (${#built[@]} of the lab's, ${#built_standins[@]} stand-ins)"
+  fi
+  [ -n "$ca_copy" ] && rm -f "$ca_copy"
+  local label="label=com.docker.compose.project=$PROJECT" left
+  left="$(docker ps -aq --filter "$label"; docker network ls -q --filter "$label"; docker volume ls -q --filter "$label")"
+  if [ -n "$left" ]; then
+    echo "smoke: left behind after teardown: $(echo $left)" >&2
+    status=1
+  else
+    say "nothing left: no container, network or volume of project $PROJECT"
+  fi
+  if [ -n "$dockerd_pid" ]; then
+    kill "$dockerd_pid" 2>/dev/null && wait "$dockerd_pid" 2>/dev/null
+    say "dockerd stopped (this script started it)"
+  fi
+  if [ "$status" = 0 ]; then say "PASSED in $((SECONDS - started)) s"; else echo "smoke: exit $status after $((SECONDS - started)) s" >&2; fi
+  exit "$status"
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+# --- 2. base images and CA -----------------------------------------------------------------
+have_or_pull() { docker image inspect "$1" >/dev/null 2>&1 || timeout 120 docker pull --quiet "$1" >/dev/null 2>&1; }
+if [ -z "${PYTHON_IMAGE:-}${POSTGRES_IMAGE:-}" ]; then
+  if have_or_pull "$OFFICIAL_PYTHON" && have_or_pull "$OFFICIAL_POSTGRES"; then
+    say "base images: the official $OFFICIAL_PYTHON and $OFFICIAL_POSTGRES"
+  else
+    say "base images: the official ones cannot be pulled here; building stand-ins from Debian's packages"
+    read -r PYTHON_IMAGE POSTGRES_IMAGE < <(docker/base/build.sh --print-tags)
+    for tag in "$PYTHON_IMAGE" "$POSTGRES_IMAGE"; do
+      docker image inspect "$tag" >/dev/null 2>&1 || built_standins+=("$tag")
+    done
+    docker/base/build.sh || fail "the stand-in base images did not build"
+    export PYTHON_IMAGE POSTGRES_IMAGE
+  fi
+fi
+say "PYTHON_IMAGE=${PYTHON_IMAGE:-$OFFICIAL_PYTHON} POSTGRES_IMAGE=${POSTGRES_IMAGE:-$OFFICIAL_POSTGRES}"
+bundle="${LAB_CA_BUNDLE:-${SSL_CERT_FILE:-}}"
+if [ -n "$bundle" ] && [ ! -e docker/ca/ca-bundle.pem ]; then
+  [ -s "$bundle" ] || fail "the CA bundle $bundle (LAB_CA_BUNDLE or SSL_CERT_FILE) is not a readable file"
+  cp "$bundle" docker/ca/ca-bundle.pem
+  ca_copy=docker/ca/ca-bundle.pem
+  say "image builds trust $bundle (copied to docker/ca/ca-bundle.pem until the end)"
+fi
+
+# --- 3. the stack --------------------------------------------------------------------------
+say "building the images"
+build_flags=()
+[ "${COMPOSE[0]}" = docker-compose ] && build_flags=(--force-rm)
+build_log="$(mktemp /tmp/pydantic-lab-build.XXXXXX.log)"
+compose build "${build_flags[@]}" >"$build_log" 2>&1 || { tail -25 "$build_log" >&2; fail "compose build failed (log: $build_log)"; }
+rm -f "$build_log"
+
+wait_healthy() {  # wait_healthy SERVICE...: each container running and its healthcheck passed
+  local service id health deadline=$((SECONDS + 120))
+  for service in "$@"; do
+    for id in $(compose ps -q "$service"); do
+      while :; do
+        health="$(docker inspect --format '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$id")"
+        case "$health" in
+          running/healthy|running/) break ;;
+          running/starting) ;;
+          *) docker logs --tail 20 "$id" >&2; fail "$service is $health" ;;
+        esac
+        [ $SECONDS -lt $deadline ] || fail "$service not healthy within 120 s"
+        sleep 0.5
+      done
+    done
+  done
+}
+say "up: db ${ARMS[*]}"
+output="$(compose up --detach db "${ARMS[@]}" 2>&1)" || fail "compose up failed: $(tail -1 <<<"$output")"
+wait_healthy db "${ARMS[@]}"
+say "healthy: $(compose ps | grep -c '(healthy)') containers"
+output="$(compose run --rm dataset 2>&1)" || fail "the dataset service failed: $(tail -1 <<<"$output")"
+posts="$(compose exec -T db sh -c 'psql -U "$POSTGRES_USER" -d "$POSTGRES_DB" -tAc "select count(*) from posts"')"
+[ "$posts" = 10000 ] || fail "the dataset service left $posts posts, not 10000"
+say "dataset service: $posts posts in db"
+output="$(compose up --detach --scale "locust-worker=$WORKERS" locust-master locust-worker 2>&1)" \
+  || fail "locust did not start: $(tail -1 <<<"$output")"
+wait_healthy locust-master
+connected=0
+for _ in $(seq 60); do
+  connected="$(python3 -c 'import json, urllib.request
+print(json.load(urllib.request.urlopen("http://127.0.0.1:8089/stats/requests", timeout=2))["worker_count"])' 2>/dev/null || echo 0)"
+  [ "$connected" = "$WORKERS" ] && break
+  sleep 0.5
+done
+[ "$connected" = "$WORKERS" ] || fail "locust's master sees $connected of $WORKERS workers"
+say "locust: master healthy on 127.0.0.1:8089, $connected workers connected"
+compose down --volumes --remove-orphans >/dev/null 2>&1
+
+# --- 4. the benchmark against the stack ------------------------------------------------------
+say "./test.sh --docker --quick"
+benchmark_log="$(mktemp /tmp/pydantic-lab-smoke.XXXXXX.log)"
+./test.sh --docker --quick 2>&1 | tee "$benchmark_log" || fail "./test.sh --docker --quick failed"
+run_dir="$(sed -n 's/^Results go to //p' "$benchmark_log" | tail -1)"
+rm -f "$benchmark_log"
+[ -n "$run_dir" ] || fail "./test.sh --docker --quick named no results folder"
+loadtest/.venv/bin/python -m loadtest.modes.benchmark.completeness "$run_dir/results.json" --docker \
+  || fail "the run's results.json is incomplete"
