@@ -101,7 +101,7 @@ teardown() {
   exit "$status"
 }
 trap teardown EXIT
-trap 'exit 130' INT TERM
+trap 'echo "smoke: interrupted" >&2; exit 130' INT TERM
 
 # --- 2. base images and CA -----------------------------------------------------------------
 have_or_pull() { docker image inspect "$1" >/dev/null 2>&1 || timeout 120 docker pull --quiet "$1" >/dev/null 2>&1; }
@@ -177,7 +177,10 @@ compose down --volumes --remove-orphans >/dev/null 2>&1
 # --- 4. the benchmark against the stack ------------------------------------------------------
 say "./test.sh --docker --quick"
 benchmark_log="$(mktemp /tmp/pydantic-lab-smoke.XXXXXX.log)"
-./test.sh --docker --quick 2>&1 | tee "$benchmark_log" || fail "./test.sh --docker --quick failed"
+status=0
+./test.sh --docker --quick 2>&1 | tee "$benchmark_log" || status=$?
+[ "$status" != 130 ] || exit 130  # Ctrl-C: ./test.sh has stopped what it started; teardown next
+[ "$status" = 0 ] || fail "./test.sh --docker --quick failed (exit $status)"
 run_dir="$(sed -n 's/^Results go to //p' "$benchmark_log" | tail -1)"
 rm -f "$benchmark_log"
 [ -n "$run_dir" ] || fail "./test.sh --docker --quick named no results folder"

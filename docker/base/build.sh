@@ -48,7 +48,12 @@ bootstrap() {  # bootstrap DIR PACKAGES
 image() {  # image DIR TAG < Dockerfile lines: the folder as one layer, then the image's settings
   local dir="$1" tag="$2" layer
   layer="$(tar --numeric-owner -C "$dir" -c . | docker import -)"
-  { echo "FROM $layer"; cat; } | docker build --quiet --tag "$tag" - >/dev/null
+  # Docker's notice that its legacy builder is deprecated is shown only if the build fails.
+  if ! { echo "FROM $layer"; cat; } | docker build --quiet --tag "$tag" - >/dev/null 2>"$work/build.log"; then
+    cat "$work/build.log" >&2
+    echo "error: docker build of $tag failed" >&2
+    exit 1
+  fi
   echo "built $tag"
 }
 
