@@ -57,7 +57,7 @@ elif command -v docker-compose >/dev/null 2>&1; then
 else
   skip "Docker Compose is not installed (the plugin, or Debian's docker-compose)"
 fi
-say "engine $(docker info --format '{{.ServerVersion}}'), $("${COMPOSE[@]}" version --short 2>/dev/null || "${COMPOSE[@]}" version | head -1)"
+say "engine: Docker $(docker info --format '{{.ServerVersion}}'); compose: ${COMPOSE[*]} $("${COMPOSE[@]}" version --short 2>/dev/null || "${COMPOSE[@]}" version | head -1)"
 compose() { "${COMPOSE[@]}" --project-name "$PROJECT" --file docker-compose.yml --profile tools --profile load "$@"; }
 
 # --- 5. teardown, registered before anything is made ---------------------------------------
@@ -96,6 +96,7 @@ teardown() {
   if [ -n "$dockerd_pid" ]; then
     kill "$dockerd_pid" 2>/dev/null && wait "$dockerd_pid" 2>/dev/null
     say "dockerd stopped (this script started it)"
+    [ "$status" != 0 ] || rm -f "$dockerd_log"  # kept when the run failed
   fi
   if [ "$status" = 0 ]; then say "PASSED in $((SECONDS - started)) s"; else echo "smoke: exit $status after $((SECONDS - started)) s" >&2; fi
   exit "$status"
