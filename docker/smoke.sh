@@ -9,7 +9,8 @@
 #      verified, memory for every arm;
 #   5. everything torn down, even on failure or Ctrl-C: containers, networks, volumes (and the
 #      images it built, with --remove-images), and dockerd stopped if this script started it.
-# Exit 0: passed. 1: failed. 77: skipped, with one line saying why (no engine can run here).
+# Exit 0: passed. 1: failed, one line says what. 77: skipped, one line says why (no engine or
+# Compose can run here, or no base image can be had). 130: interrupted. 2: unknown option.
 # LAB_CA_BUNDLE (or SSL_CERT_FILE) names a CA bundle the image builds must trust (docker/ca/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,71 +34,86 @@ say() { printf '[smoke %3ds] %s\n' "$((SECONDS - started))" "$*"; }
 fail() { echo "smoke FAILED: $*" >&2; exit 1; }
 skip() { echo "smoke SKIPPED: $*"; exit 77; }
 
-# --- 1. the engine -------------------------------------------------------------------------
+# --- 1. Compose and the engine ---------------------------------------------------------------
 command -v docker >/dev/null 2>&1 || skip "the docker command is not installed (Debian: apt-get install docker.io docker-compose)"
+compose_version() {  # the version Compose prints, if it is 1.28 or newer (profiles, service_healthy)
+  "$@" version 2>/dev/null | sed -n 's/.*version v\{0,1\}\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p' | head -1 \
+    | awk -F. '$1 > 1 || ($1 == 1 && $2 >= 28) { print; found = 1 } END { exit !found }'
+}
+if version="$(compose_version docker compose)"; then
+  COMPOSE=(docker compose)
+elif command -v docker-compose >/dev/null 2>&1 && version="$(compose_version docker-compose)"; then
+  COMPOSE=(docker-compose)
+else
+  skip "Docker Compose 1.28 or newer is not installed (the plugin, or Debian's docker-compose)"
+fi
+
 dockerd_pid=""
+dockerd_log=""
+stop_dockerd() {
+  [ -n "$dockerd_pid" ] || return 0
+  kill "$dockerd_pid" 2>/dev/null && wait "$dockerd_pid" 2>/dev/null
+  say "dockerd stopped (this script started it)"
+  dockerd_pid=""
+}
 if ! docker info >/dev/null 2>&1; then
   command -v dockerd >/dev/null 2>&1 || skip "no Docker engine answers and dockerd is not installed"
   [ "$(id -u)" = 0 ] || skip "no Docker engine answers, and starting dockerd needs root"
   dockerd_log="$(mktemp /tmp/pydantic-lab-dockerd.XXXXXX.log)"
   say "no engine answers: starting dockerd (log: $dockerd_log)"
+  # Its own session, so a Ctrl-C reaches this script's teardown, not dockerd itself.
   setsid dockerd >"$dockerd_log" 2>&1 < /dev/null &
   dockerd_pid=$!
+  trap 'stop_dockerd' EXIT
+  trap 'exit 130' INT TERM
   for _ in $(seq 60); do
     docker info >/dev/null 2>&1 && break
-    kill -0 "$dockerd_pid" 2>/dev/null || skip "dockerd could not start here: $(tail -1 "$dockerd_log")"
+    kill -0 "$dockerd_pid" 2>/dev/null || { dockerd_pid=""; skip "dockerd could not start here: $(tail -1 "$dockerd_log")"; }
     sleep 0.5
   done
-  docker info >/dev/null 2>&1 || { kill "$dockerd_pid" 2>/dev/null; skip "dockerd did not answer within 30 s: $(tail -1 "$dockerd_log")"; }
+  docker info >/dev/null 2>&1 || skip "dockerd did not answer within 30 s: $(tail -1 "$dockerd_log")"
 fi
-if docker compose version >/dev/null 2>&1; then
-  COMPOSE=(docker compose)
-elif command -v docker-compose >/dev/null 2>&1; then
-  COMPOSE=(docker-compose)
-else
-  skip "Docker Compose is not installed (the plugin, or Debian's docker-compose)"
-fi
-say "engine: Docker $(docker info --format '{{.ServerVersion}}'); compose: ${COMPOSE[*]} $("${COMPOSE[@]}" version --short 2>/dev/null || "${COMPOSE[@]}" version | head -1)"
+say "engine: Docker $(docker info --format '{{.ServerVersion}}'); compose: ${COMPOSE[*]} $version"
 compose() { "${COMPOSE[@]}" --project-name "$PROJECT" --file docker-compose.yml --profile tools --profile load "$@"; }
 
 # --- 5. teardown, registered before anything is made ---------------------------------------
 ca_copy=""
 built_standins=()
+# The lab's images (docker/Dockerfile labels every stage); what is here now is not ours to remove.
 lab_images() { docker images --quiet --no-trunc --filter label=pydantic-lab.stage | sort -u; }
-images_before="$(lab_images)"
+images_before="$(lab_images)" || fail "docker images failed"
 teardown() {
   local status=$?
-  trap - EXIT INT TERM
+  trap - EXIT
+  trap '' INT TERM  # a second Ctrl-C must not cut the teardown short
   set +e
   say "teardown"
-  local rmi=()
-  [ "$remove_images" = 1 ] && rmi=(--rmi local)
-  compose down --volumes --remove-orphans "${rmi[@]}" >/dev/null 2>&1
+  compose down --volumes --remove-orphans >/dev/null 2>&1
   if [ "$remove_images" = 1 ]; then
-    # The lab's images made by this run (docker/Dockerfile labels every stage), then the
-    # stand-ins if this run built them; images that were here before stay.
     local image built=()
     for image in $(lab_images); do
       grep -qx "$image" <<<"$images_before" || built+=("$image")
     done
-    [ ${#built[@]} -gt 0 ] && docker rmi --force "${built[@]}" >/dev/null 2>&1
-    [ ${#built_standins[@]} -gt 0 ] && docker rmi "${built_standins[@]}" >/dev/null 2>&1
+    [ ${#built[@]} -eq 0 ] || docker rmi --force "${built[@]}" >/dev/null 2>&1
+    [ ${#built_standins[@]} -eq 0 ] || docker rmi "${built_standins[@]}" >/dev/null 2>&1
     say "removed the images this run built (${#built[@]} of the lab's, ${#built_standins[@]} stand-ins)"
   fi
-  [ -n "$ca_copy" ] && rm -f "$ca_copy"
+  [ -z "$ca_copy" ] || rm -f "$ca_copy"
   local label="label=com.docker.compose.project=$PROJECT" left
-  left="$(docker ps -aq --filter "$label"; docker network ls -q --filter "$label"; docker volume ls -q --filter "$label")"
-  if [ -n "$left" ]; then
-    echo "smoke: left behind after teardown: $(echo $left)" >&2
-    status=1
+  if left="$(docker ps -aq --filter "$label" && docker network ls -q --filter "$label" \
+             && docker volume ls -q --filter "$label")"; then
+    if [ -n "$left" ]; then
+      echo "smoke: left behind after teardown: $(echo $left)" >&2
+      status=1
+    else
+      say "nothing left: no container, network or volume of project $PROJECT"
+    fi
   else
-    say "nothing left: no container, network or volume of project $PROJECT"
+    echo "smoke: could not check what is left (docker ps/network/volume ls failed)" >&2
+    status=1
   fi
-  if [ -n "$dockerd_pid" ]; then
-    kill "$dockerd_pid" 2>/dev/null && wait "$dockerd_pid" 2>/dev/null
-    say "dockerd stopped (this script started it)"
-    [ "$status" != 0 ] || rm -f "$dockerd_log"  # kept when the run failed
-  fi
+  stop_dockerd
+  [ "$status" != 0 ] || [ -z "$dockerd_log" ] || rm -f "$dockerd_log"  # kept when the run failed
   if [ "$status" = 0 ]; then say "PASSED in $((SECONDS - started)) s"; else echo "smoke: exit $status after $((SECONDS - started)) s" >&2; fi
   exit "$status"
 }
@@ -105,21 +121,31 @@ trap teardown EXIT
 trap 'echo "smoke: interrupted" >&2; exit 130' INT TERM
 
 # --- 2. base images and CA -----------------------------------------------------------------
-have_or_pull() { docker image inspect "$1" >/dev/null 2>&1 || timeout 120 docker pull --quiet "$1" >/dev/null 2>&1; }
-if [ -z "${PYTHON_IMAGE:-}${POSTGRES_IMAGE:-}" ]; then
-  if have_or_pull "$OFFICIAL_PYTHON" && have_or_pull "$OFFICIAL_POSTGRES"; then
-    say "base images: the official $OFFICIAL_PYTHON and $OFFICIAL_POSTGRES"
-  else
-    say "base images: the official ones cannot be pulled here; building stand-ins from Debian's packages"
-    read -r PYTHON_IMAGE POSTGRES_IMAGE < <(docker/base/build.sh --print-tags)
-    for tag in "$PYTHON_IMAGE" "$POSTGRES_IMAGE"; do
-      docker image inspect "$tag" >/dev/null 2>&1 || built_standins+=("$tag")
+available() { docker image inspect "$1" >/dev/null 2>&1 || timeout 120 docker pull --quiet "$1" >/dev/null 2>&1; }
+read -r PYTHON_STANDIN POSTGRES_STANDIN < <(docker/base/build.sh --print-tags)
+need_standins=()
+if [ -z "${PYTHON_IMAGE:-}" ] && ! available "$OFFICIAL_PYTHON"; then
+  PYTHON_IMAGE="$PYTHON_STANDIN" && need_standins+=("$PYTHON_STANDIN")
+fi
+if [ -z "${POSTGRES_IMAGE:-}" ] && ! available "$OFFICIAL_POSTGRES"; then
+  POSTGRES_IMAGE="$POSTGRES_STANDIN" && need_standins+=("$POSTGRES_STANDIN")
+fi
+if [ ${#need_standins[@]} -gt 0 ]; then
+  say "base images: ${need_standins[*]} stand in for official ones that cannot be pulled here"
+  for tag in "${need_standins[@]}"; do
+    docker image inspect "$tag" >/dev/null 2>&1 && continue
+    command -v debootstrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
+      || skip "the official base images cannot be pulled, and building stand-ins needs root and debootstrap"
+    # build.sh makes every stand-in that is missing: each is this run's to remove.
+    for standin in "$PYTHON_STANDIN" "$POSTGRES_STANDIN"; do
+      docker image inspect "$standin" >/dev/null 2>&1 || built_standins+=("$standin")
     done
     docker/base/build.sh || fail "the stand-in base images did not build"
-    export PYTHON_IMAGE POSTGRES_IMAGE
-  fi
+    break
+  done
 fi
-say "PYTHON_IMAGE=${PYTHON_IMAGE:-$OFFICIAL_PYTHON} POSTGRES_IMAGE=${POSTGRES_IMAGE:-$OFFICIAL_POSTGRES}"
+export PYTHON_IMAGE="${PYTHON_IMAGE:-$OFFICIAL_PYTHON}" POSTGRES_IMAGE="${POSTGRES_IMAGE:-$OFFICIAL_POSTGRES}"
+say "PYTHON_IMAGE=$PYTHON_IMAGE POSTGRES_IMAGE=$POSTGRES_IMAGE"
 bundle="${LAB_CA_BUNDLE:-${SSL_CERT_FILE:-}}"
 if [ -n "$bundle" ] && [ ! -e docker/ca/ca-bundle.pem ]; then
   [ -s "$bundle" ] || fail "the CA bundle $bundle (LAB_CA_BUNDLE or SSL_CERT_FILE) is not a readable file"
@@ -131,17 +157,21 @@ fi
 # --- 3. the stack --------------------------------------------------------------------------
 say "building the images"
 build_flags=()
-[ "${COMPOSE[0]}" = docker-compose ] && build_flags=(--force-rm)
+[ "${COMPOSE[0]}" != docker-compose ] || build_flags=(--force-rm)
 build_log="$(mktemp /tmp/pydantic-lab-build.XXXXXX.log)"
 compose build "${build_flags[@]}" >"$build_log" 2>&1 || { tail -25 "$build_log" >&2; fail "compose build failed (log: $build_log)"; }
 rm -f "$build_log"
 
 wait_healthy() {  # wait_healthy SERVICE...: each container running and its healthcheck passed
-  local service id health deadline=$((SECONDS + 120))
+  local service ids id health deadline=$((SECONDS + 120))
   for service in "$@"; do
-    for id in $(compose ps -q "$service"); do
+    # --all: a container that exited at once is listed too (Compose v2 lists running ones only).
+    ids="$(compose ps --all --quiet "$service")" || fail "compose ps $service failed"
+    [ -n "$ids" ] || fail "$service has no container after compose up"
+    for id in $ids; do
       while :; do
-        health="$(docker inspect --format '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$id")"
+        health="$(docker inspect --format '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}' "$id")" \
+          || fail "docker inspect of $service failed"
         case "$health" in
           running/healthy|running/) break ;;
           running/starting) ;;
@@ -156,9 +186,10 @@ wait_healthy() {  # wait_healthy SERVICE...: each container running and its heal
 say "up: db ${ARMS[*]}"
 output="$(compose up --detach db "${ARMS[@]}" 2>&1)" || fail "compose up failed: $(tail -1 <<<"$output")"
 wait_healthy db "${ARMS[@]}"
-say "healthy: $(compose ps | grep -c '(healthy)') containers"
+say "healthy: db ${ARMS[*]}"
 output="$(compose run --rm dataset 2>&1)" || fail "the dataset service failed: $(tail -1 <<<"$output")"
-posts="$(compose exec -T db sh -c 'psql -U "$POSTGRES_USER" -d "$POSTGRES_DB" -tAc "select count(*) from posts"')"
+posts="$(compose exec -T db sh -c 'psql -U "$POSTGRES_USER" -d "$POSTGRES_DB" -tAc "select count(*) from posts"')" \
+  || fail "could not count the posts in db"
 [ "$posts" = 10000 ] || fail "the dataset service left $posts posts, not 10000"
 say "dataset service: $posts posts in db"
 output="$(compose up --detach --scale "locust-worker=$WORKERS" locust-master locust-worker 2>&1)" \
@@ -173,17 +204,16 @@ print(json.load(urllib.request.urlopen("http://127.0.0.1:8089/stats/requests", t
 done
 [ "$connected" = "$WORKERS" ] || fail "locust's master sees $connected of $WORKERS workers"
 say "locust: master healthy on 127.0.0.1:8089, $connected workers connected"
-compose down --volumes --remove-orphans >/dev/null 2>&1
+compose down --volumes --remove-orphans >/dev/null 2>&1 || fail "compose down failed before the benchmark"
 
 # --- 4. the benchmark against the stack ------------------------------------------------------
 say "./test.sh --docker --quick"
-benchmark_log="$(mktemp /tmp/pydantic-lab-smoke.XXXXXX.log)"
+latest_before="$(readlink results/latest 2>/dev/null || true)"
 status=0
-./test.sh --docker --quick 2>&1 | tee "$benchmark_log" || status=$?
+./test.sh --docker --quick || status=$?
 [ "$status" != 130 ] || exit 130  # Ctrl-C: ./test.sh has stopped what it started; teardown next
 [ "$status" = 0 ] || fail "./test.sh --docker --quick failed (exit $status)"
-run_dir="$(sed -n 's/^Results go to //p' "$benchmark_log" | tail -1)"
-rm -f "$benchmark_log"
-[ -n "$run_dir" ] || fail "./test.sh --docker --quick named no results folder"
-loadtest/.venv/bin/python -m loadtest.modes.benchmark.completeness "$run_dir/results.json" --docker \
+latest="$(readlink results/latest 2>/dev/null || true)"
+[ -n "$latest" ] && [ "$latest" != "$latest_before" ] || fail "./test.sh --docker --quick left no new results/latest"
+loadtest/.venv/bin/python -m loadtest.modes.benchmark.completeness "results/$latest/results.json" --docker \
   || fail "the run's results.json is incomplete"

@@ -27,7 +27,13 @@ command -v debootstrap >/dev/null || { echo "error: debootstrap is not installed
 docker info >/dev/null 2>&1 || { echo "error: no Docker engine answers (docker info failed)" >&2; exit 1; }
 
 work="$(mktemp -d /var/tmp/pydantic-lab-base.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+  # An interrupted debootstrap can leave /proc or /sys mounted inside its target.
+  awk -v work="$work" 'index($2, work) == 1 { print $2 }' /proc/mounts | sort -r \
+    | while read -r mount; do umount -l "$mount"; done
+  rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
 trap 'exit 130' INT TERM
 mkdir "$work/cache"
 
@@ -46,14 +52,18 @@ bootstrap() {  # bootstrap DIR PACKAGES
 }
 
 image() {  # image DIR TAG < Dockerfile lines: the folder as one layer, then the image's settings
-  local dir="$1" tag="$2" layer
-  layer="$(tar --numeric-owner -C "$dir" -c . | docker import -)"
+  # The layer gets a name of its own for the build: BuildKit reads `FROM <image id>` as an
+  # image to pull; the legacy builder takes either.
+  local dir="$1" tag="$2" rootfs="${2%%:*}-rootfs:build"
+  tar --numeric-owner -C "$dir" -c . | docker import - "$rootfs" >/dev/null
   # Docker's notice that its legacy builder is deprecated is shown only if the build fails.
-  if ! { echo "FROM $layer"; cat; } | docker build --quiet --tag "$tag" - >/dev/null 2>"$work/build.log"; then
+  if ! { echo "FROM $rootfs"; cat; } | docker build --quiet --tag "$tag" - >/dev/null 2>"$work/build.log"; then
     cat "$work/build.log" >&2
+    docker rmi "$rootfs" >/dev/null 2>&1
     echo "error: docker build of $tag failed" >&2
     exit 1
   fi
+  docker rmi "$rootfs" >/dev/null  # the name only: the layer stays, under the image
   echo "built $tag"
 }
 

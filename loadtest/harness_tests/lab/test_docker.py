@@ -16,12 +16,14 @@ import pytest
 import yaml
 
 from loadtest.cli import MODES
+from loadtest.lab import docker
 from loadtest.lab.arms import ARMS
 from loadtest.lab.docker import (
     compose_database_url,
     parse_compose_version,
     parse_memory_usage,
 )
+from loadtest.lab.errors import LabError
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.modes.up.settings import LOCUST_WEB_PORT
 
@@ -91,6 +93,8 @@ def test_compose_file_suits_docker_compose_1_29_too() -> None:
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
 def test_docker_compose_1_29_parses_the_file() -> None:
+    version = subprocess.run(["docker-compose", "version"], capture_output=True, text=True)
+    assert parse_compose_version(version.stdout)[0] == 1, version.stdout  # Compose v1, not v2
     answer = subprocess.run(
         ["docker-compose", "--file", str(COMPOSE_FILE), "config", "--quiet"],
         capture_output=True,
@@ -180,8 +184,11 @@ def test_the_build_context_holds_the_projects_and_no_environments() -> None:
     assert "*" in patterns and "**/.venv" in patterns
     for included in ("!commons", "!app_*", "!loadtest", "!docker/ca"):
         assert included in patterns
-    projects = {SERVICES[name]["build"]["args"]["PROJECT"] for name in APP_SERVICES}
-    assert all(re.fullmatch(r"app_\w+", project) for project in projects)
+    # Every project an image installs is in the context: app_* or loadtest, with its lock.
+    for name in (*APP_SERVICES, *LOADTEST_SERVICES):
+        project = SERVICES[name]["build"]["args"]["PROJECT"]
+        assert re.fullmatch(r"app_\w+|loadtest", project), name
+        assert (REPOSITORY_ROOT / project / "uv.lock").exists(), name
 
 
 def test_ca_bundle_is_trusted_only_when_one_is_there(tmp_path: Path) -> None:
@@ -296,3 +303,30 @@ def test_smoke_skips_in_one_line_where_there_is_no_docker(tmp_path: Path) -> Non
         "smoke SKIPPED: the docker command is not installed "
         "(Debian: apt-get install docker.io docker-compose)"
     ]
+
+
+def test_up_healthy_waits_for_the_healthcheck(monkeypatch) -> None:
+    states = iter([("running", "starting"), ("running", "starting"), ("running", "healthy")])
+    monkeypatch.setattr(docker, "compose", lambda *a, **k: "c0ffee\n" if a[0] == "ps" else "")
+    monkeypatch.setattr(docker, "container_state", lambda container_id: next(states))
+    monkeypatch.setattr(docker.time, "sleep", lambda seconds: None)
+    assert docker.up_healthy("app_v1") == {"app_v1": "c0ffee"}
+
+
+def test_up_healthy_names_a_service_without_a_container(monkeypatch) -> None:
+    monkeypatch.setattr(docker, "compose", lambda *a, **k: "")
+    with pytest.raises(LabError, match="^service app_v1 has no container after `compose up`$"):
+        docker.up_healthy("app_v1")
+
+
+def test_up_healthy_says_what_an_exited_container_printed_last(monkeypatch) -> None:
+    monkeypatch.setattr(docker, "compose", lambda *a, **k: "c0ffee\n" if a[0] == "ps" else "")
+    monkeypatch.setattr(docker, "container_state", lambda container_id: ("exited", ""))
+    monkeypatch.setattr(docker, "last_log_line", lambda container_id: "ImportError: no app_v9")
+    with pytest.raises(LabError, match="^service app_v1 is exited: ImportError: no app_v9$"):
+        docker.up_healthy("app_v1")
+
+
+def test_a_docker_command_that_hangs_is_one_line() -> None:
+    with pytest.raises(LabError, match=r"^`sleep 5 \.\.\.` timed out after 0s$"):
+        docker.run_docker(["sleep", "5"], timeout_s=0.2)

@@ -164,3 +164,11 @@ def test_an_unreadable_file_is_one_line_and_exit_1(tmp_path: Path) -> None:
     answer = check_completeness(tmp_path / "results.json")
     assert answer.returncode == 1
     assert answer.stderr.count("\n") == 1 and answer.stderr.startswith("error: cannot read")
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", '{"kind": "benchmark"}'])
+def test_a_partial_results_file_is_one_line_and_exit_1(tmp_path: Path, text: str) -> None:
+    (tmp_path / "results.json").write_text(text)
+    answer = check_completeness(tmp_path / "results.json")
+    assert answer.returncode == 1
+    assert answer.stderr.count("\n") == 1 and "is not a whole results.json" in answer.stderr

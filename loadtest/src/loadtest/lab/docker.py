@@ -18,6 +18,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from loadtest.lab.apps import RunningApp, wait_for_health
 from loadtest.lab.arms import ARMS
@@ -42,11 +43,23 @@ UNIT_MIB = {
 @dataclass(frozen=True)
 class Compose:
     command: tuple[str, ...]  # ("docker", "compose") or ("docker-compose",)
-    version: str
+    version: tuple[int, ...]
 
     @property
     def is_v1(self) -> bool:
-        return self.command == ("docker-compose",)
+        return self.version < (2,)
+
+
+def run_docker(
+    command: list[str], timeout_s: float = 30, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """A docker or compose command; one that hangs or cannot start is a one-line LabError."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, **options)
+    except subprocess.TimeoutExpired:
+        raise LabError(f"`{' '.join(command[:3])} ...` timed out after {timeout_s:.0f}s") from None
+    except OSError as error:
+        raise LabError(f"cannot run {command[0]}: {error.strerror}") from None
 
 
 def parse_compose_version(text: str) -> tuple[int, ...] | None:
@@ -58,16 +71,20 @@ def parse_compose_version(text: str) -> tuple[int, ...] | None:
 @cache
 def find_compose() -> Compose:
     """Compose v2 if installed, else docker-compose 1.28+ (profiles and service_healthy)."""
+    too_old = []
     for command in (("docker", "compose"), ("docker-compose",)):
         if shutil.which(command[0]) is None:
             continue
-        answer = subprocess.run([*command, "version"], capture_output=True, text=True, timeout=30)
+        answer = run_docker([*command, "version"])
         version = parse_compose_version(answer.stdout) if answer.returncode == 0 else None
         if version is not None and version >= (1, 28, 0):
-            return Compose(command, ".".join(map(str, version)))
+            return Compose(command, version)
+        if version is not None:
+            too_old.append(f"{' '.join(command)} {'.'.join(map(str, version))}")
     raise LabError(
         "--docker needs Docker Compose: the plugin (`docker compose`) or docker-compose 1.28 "
-        "or newer (Debian: apt-get install docker-compose); neither is installed"
+        "or newer (Debian: apt-get install docker-compose); "
+        + (f"found only {', '.join(too_old)}" if too_old else "neither is installed")
     )
 
 
@@ -79,13 +96,8 @@ def ensure_docker_engine() -> None:
             "(plain ./test.sh needs no Docker)"
         )
     try:
-        answer = subprocess.run(
-            ["docker", "info", "--format", "{{.ServerVersion}}"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except subprocess.TimeoutExpired:
+        answer = run_docker(["docker", "info", "--format", "{{.ServerVersion}}"])
+    except LabError:
         answer = None
     if answer is None or answer.returncode != 0 or not answer.stdout.strip():
         raise LabError(
@@ -97,12 +109,7 @@ def ensure_docker_engine() -> None:
 
 def compose(*arguments: str, timeout_s: float = 900) -> str:
     command = [*find_compose().command, "--file", str(COMPOSE_FILE), *arguments]
-    try:
-        result = subprocess.run(
-            command, capture_output=True, text=True, timeout=timeout_s, cwd=REPOSITORY_ROOT
-        )
-    except subprocess.TimeoutExpired:
-        raise LabError(f"`compose {' '.join(arguments)}` timed out") from None
+    result = run_docker(command, timeout_s, cwd=REPOSITORY_ROOT)
     if result.returncode != 0:
         last_line = (result.stderr.strip().splitlines() or ["?"])[-1]
         raise LabError(f"`compose {' '.join(arguments)}` failed: {last_line}")
@@ -116,16 +123,18 @@ def build(*services: str) -> None:
 
 def container_state(container_id: str) -> tuple[str, str]:
     """(status, health) of a container: ("running", "healthy"), ("exited", "") ..."""
-    answer = subprocess.run(
-        ["docker", "inspect", "--format", "{{json .State}}", container_id],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    answer = run_docker(["docker", "inspect", "--format", "{{json .State}}", container_id])
     if answer.returncode != 0:
         return "missing", ""
     state = json.loads(answer.stdout)
     return state.get("Status", ""), (state.get("Health") or {}).get("Status", "")
+
+
+def last_log_line(container_id: str) -> str:
+    """What a failed container printed last (`compose down` removes it, and its logs, later)."""
+    answer = run_docker(["docker", "logs", "--tail", "5", container_id])
+    lines = (answer.stdout + answer.stderr).strip().splitlines()
+    return lines[-1].strip() if lines else "it printed nothing"
 
 
 def up_healthy(*services: str, recreate: bool = False) -> dict[str, str]:
@@ -133,7 +142,13 @@ def up_healthy(*services: str, recreate: bool = False) -> dict[str, str]:
     returns their container ids. A container that stops or turns unhealthy is an error."""
     flags = ("--force-recreate", "--no-deps") if recreate else ()
     compose("up", "--detach", *flags, *services)
-    containers = {service: compose("ps", "--quiet", service).strip() for service in services}
+    # --all: a container that exited at once is listed too (Compose v2 lists running ones only).
+    containers = {}
+    for service in services:
+        ids = compose("ps", "--all", "--quiet", service).split()
+        if not ids:
+            raise LabError(f"service {service} has no container after `compose up`")
+        containers[service] = ids[0]
     deadline = time.monotonic() + HEALTHY_TIMEOUT_S
     waiting = dict(containers)
     while waiting:
@@ -143,8 +158,7 @@ def up_healthy(*services: str, recreate: bool = False) -> dict[str, str]:
                 del waiting[service]
             elif status != "running" or health == "unhealthy":
                 raise LabError(
-                    f"service {service} is {health or status} "
-                    f"(`docker logs {container_id[:12]}` says why)"
+                    f"service {service} is {health or status}: {last_log_line(container_id)}"
                 )
         if waiting and time.monotonic() > deadline:
             raise LabError(f"{', '.join(waiting)} not healthy within {HEALTHY_TIMEOUT_S}s")
@@ -195,18 +209,16 @@ def start_container_app(name: str, base_url: str, log_path: Path) -> RunningApp:
 def stop_container(service: str, container_id: str, log_path: Path) -> None:
     """Stop the app's container, keeping what it printed (as the local harness keeps its log)."""
     compose("stop", service)
-    with log_path.open("w") as log:
-        subprocess.run(
-            ["docker", "logs", container_id], stdout=log, stderr=subprocess.STDOUT, timeout=30
-        )
+    answer = run_docker(["docker", "logs", container_id])
+    try:
+        log_path.write_text(answer.stdout + answer.stderr)
+    except OSError as error:
+        raise LabError(f"cannot write {log_path}: {error.strerror}") from None
 
 
 def container_memory(container_id: str) -> MemoryReading:
-    answer = subprocess.run(
-        ["docker", "stats", "--no-stream", "--format", "{{.MemUsage}}", container_id],
-        capture_output=True,
-        text=True,
-        timeout=30,
+    answer = run_docker(
+        ["docker", "stats", "--no-stream", "--format", "{{.MemUsage}}", container_id]
     )
     return MemoryReading(parse_memory_usage(answer.stdout), None)
 

@@ -201,10 +201,10 @@ def table_rows(
         cells = []
         for arm in arms:
             memory = results["apps"][arm]["memory"]
-            cells.append(
-                f"{format_number(memory[f'{moment}_rss_mib'])} "
-                f"({format_number(memory[f'{moment}_uss_mib'])})"
-            )
+            cell = format_number(memory[f"{moment}_rss_mib"])
+            if not results["settings"].get("docker"):  # no USS in a container's figure
+                cell += f" ({format_number(memory[f'{moment}_uss_mib'])})"
+            cells.append(cell)
         rows.append([f"memory {moment}, {memory_measure(results)} MiB", *cells])
     return header, rows
 
