@@ -97,6 +97,10 @@ teardown() {
     [ ${#built[@]} -eq 0 ] || docker rmi --force "${built[@]}" >/dev/null 2>&1
     [ ${#built_standins[@]} -eq 0 ] || docker rmi "${built_standins[@]}" >/dev/null 2>&1
     say "removed the images this run built (${#built[@]} of the lab's, ${#built_standins[@]} stand-ins)"
+  else
+    local kept
+    kept="$(comm -13 <(echo "$images_before") <(lab_images) | grep -c .)"
+    say "kept the images this run built ($kept of the lab's, ${#built_standins[@]} stand-ins; --remove-images removes them)"
   fi
   [ -z "$ca_copy" ] || rm -f "$ca_copy"
   local label="label=com.docker.compose.project=$PROJECT" left
