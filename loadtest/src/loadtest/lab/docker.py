@@ -179,8 +179,8 @@ def compose_database_url() -> str:
 def start_docker_stack(
     stack: ExitStack, apps: tuple[str, ...], ports: dict[str, int]
 ) -> BenchmarkDatabase:
-    """Build the arms' images, start the db service; the arms start one by one later."""
-    ensure_docker_engine()
+    """Build the arms' images, start the db service; the arms start one by one later (the
+    runner has called ensure_docker_engine before anything was written)."""
     if any(ports[name] != ARMS[name].port for name in apps):
         published = ", ".join(str(ARMS[name].port) for name in apps)
         raise LabError(f"--docker uses the ports in docker-compose.yml ({published})")

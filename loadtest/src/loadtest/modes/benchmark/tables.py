@@ -38,11 +38,9 @@ class Comparison:
 
 
 def memory_measure(results: dict[str, Any]) -> str:
-    """What the memory figures are: the app's process tree locally; with --docker, the
-    container's usage as `docker stats` reports it (no USS there)."""
-    if results["settings"].get("docker"):
-        return "container (docker stats)"
-    return "RSS (USS)"
+    """What the memory figures are: the RSS of the app's process tree locally (with its USS);
+    with --docker, the container's usage as `docker stats` reports it (no USS there)."""
+    return "container (docker stats)" if results["settings"].get("docker") else "RSS"
 
 
 def comparisons(results: dict[str, Any]) -> list[Comparison]:
@@ -197,15 +195,17 @@ def table_rows(
                 *(format_spread(figures, "import_s", 2) for figures in startups),
             ]
         )
+    with_uss = not results["settings"].get("docker")  # no USS in a container's figure
     for moment in ("idle", "peak", "after"):
         cells = []
         for arm in arms:
             memory = results["apps"][arm]["memory"]
             cell = format_number(memory[f"{moment}_rss_mib"])
-            if not results["settings"].get("docker"):  # no USS in a container's figure
+            if with_uss:
                 cell += f" ({format_number(memory[f'{moment}_uss_mib'])})"
             cells.append(cell)
-        rows.append([f"memory {moment}, {memory_measure(results)} MiB", *cells])
+        label = memory_measure(results) + (" (USS)" if with_uss else "")
+        rows.append([f"memory {moment}, {label} MiB", *cells])
     return header, rows
 
 
@@ -284,7 +284,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     idle_reference = memory[baseline]["idle_rss_mib"] if baseline else None
     peak_reference = memory[baseline]["peak_rss_mib"] if baseline else None
     lines.append(
-        f"Memory, {memory_measure(results).replace(' (USS)', '')} idle / peak under load: "
+        f"Memory, {memory_measure(results)} idle / peak under load: "
         + ", ".join(
             f"{arm} "
             + versus(figures["idle_rss_mib"], idle_reference if arm != baseline else None, "MiB", 1)
