@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -91,3 +92,37 @@ def test_losing_the_race_to_create_the_system_user_is_no_failure(
     monkeypatch.setattr(pwd, "getpwnam", no_such_user)
     with pytest.raises(RuntimeError, match="cannot create the system user 'pgserver'.*already"):
         ensure_system_user()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root creates system users")
+def test_racing_creators_of_the_system_user_agree_on_one_uid() -> None:
+    """Where useradd's own lock does not hold, eight useradds at once each report success with a
+    uid of their own and /etc/passwd keeps only the last: a server would then run initdb as a
+    uid that no longer exists (each also takes a uid of its own).
+    Created one process at a time, one useradd runs, and every process sees its uid."""
+    import pwd
+
+    # useradd gives a new user the highest uid of the regular range plus one.
+    first_free_uid = max([e.pw_uid for e in pwd.getpwall() if 1000 <= e.pw_uid < 60000] + [999]) + 1
+
+    name = f"labrace{os.getpid() % 100000}"
+    # Every process imports first, then waits for the same moment: they reach useradd together.
+    creator = (
+        "import pwd, sys, time; from commons.embedded_postgres import ensure_system_user; "
+        "time.sleep(max(float(sys.argv[2]) - time.time(), 0)); "
+        "ensure_system_user(sys.argv[1]); print(pwd.getpwnam(sys.argv[1]).pw_uid)"
+    )
+    moment = str(time.time() + 3)
+    try:
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", creator, name, moment], stdout=subprocess.PIPE, text=True
+            )
+            for _ in range(8)
+        ]
+        uids = {process.communicate(timeout=60)[0].strip() for process in processes}
+        assert all(process.returncode == 0 for process in processes)
+        assert uids == {str(pwd.getpwnam(name).pw_uid)}
+        assert pwd.getpwnam(name).pw_uid == first_free_uid, "more than one useradd ran"
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, check=False)

