@@ -1,0 +1,27 @@
+"""`./test.sh report RUN_DIR` rebuilds a run's report.md from its results.json alone: a run of
+every mode, written by an earlier version of the lab (fixtures/runs/<kind>/, a --quick run of
+each, results.json and the report.md it wrote then), gives the same report.md today."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from loadtest.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
+KINDS = sorted(path.name for path in FIXTURES.iterdir() if path.is_dir())
+
+
+def test_there_is_an_old_run_of_every_kind() -> None:
+    assert KINDS == ["benchmark", "ladder", "micro", "profile", "scale", "sweep"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_report_rebuilds_the_same_report_md(kind: str, tmp_path: Path) -> None:
+    run_dir = tmp_path / kind
+    run_dir.mkdir()
+    shutil.copy(FIXTURES / kind / "results.json", run_dir / "results.json")
+    assert main(["report", str(run_dir)]) == 0
+    rebuilt = (run_dir / "report.md").read_text()
+    assert rebuilt == (FIXTURES / kind / "report.md").read_text()
