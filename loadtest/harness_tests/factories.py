@@ -13,7 +13,7 @@ from loadtest.load.windows import WindowRecord
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.benchmark.settings import BenchmarkSettings
-from loadtest.output.results_file import as_document
+from loadtest.output.results_file import as_document, run_header
 
 VERSIONS = {
     "v1": {
@@ -156,17 +156,15 @@ def build(
     """A benchmark's results.json content, as the run writes it and the reports read it."""
     return as_document(
         "benchmark",
-        build_results(
+        run_header(NOW, NOW, HOST)
+        | build_results(
             startup=startup,
             settings=settings,
             lives=lives if lives is not None else [make_life(arm) for arm in settings.apps],
             runs=runs,
             calibration=calibration or {"rps": 6000.0},
-            host=HOST,
             database={"kind": "embedded", "server_version": "18"},
             pinning=plan_pinning(True, {0, 1}),
-            started_at=NOW,
-            finished_at=NOW,
             **extra,
         ),
     )

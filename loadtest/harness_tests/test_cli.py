@@ -24,7 +24,8 @@ def test_defaults_match_the_documented_run() -> None:
     assert settings.ports == {"v1": 8001, "v1-shim": 8004, "v2": 8002, "v2-latest": 8003}
     assert settings.comparisons == [("v2", "v1"), ("v2-latest", "v1"), ("v2-latest", "v2")]
     assert settings.pin and settings.calibrate
-    assert settings_for("run") == settings  # the default mode has a name too
+    assert settings_for("benchmark") == settings  # the default mode has a name too
+    assert settings_for("run") == settings  # and its old one still works
 
 
 def test_quick_preset_yields_to_explicit_options() -> None:
@@ -104,16 +105,16 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
         (["--apps", "v1,v1"], "choose from v1, v1-shim, v2, v2-latest"),
         (["--startup-samples", "-1"], "-1 must be between 0 and 100"),
         (["--port-v2-latest", "0"], "0 must be at least 1"),
-        (["--bogus"], "unrecognized arguments: --bogus (see ./test.sh run --help)"),
+        (["--bogus"], "unrecognized arguments: --bogus (see ./test.sh benchmark --help)"),
         (["--duration", "5"], "--duration was replaced by --pairs and --window"),
-        (["down"], "unknown mode 'down': choose from run, ladder, micro"),
+        (["down"], "unknown mode 'down': choose from benchmark, ladder, micro"),
         (["micro", "--scenarios", "read"], "--scenarios does not apply to the micro mode"),
         (["ladder", "--dataset-size", "500"], "--dataset-size does not apply to the ladder mode"),
         (
             ["profile", "--pairs", "3", "--no-calibration"],
             "--pairs, --no-calibration do not apply to the profile mode",
         ),
-        (["run", "--requests", "3"], "--requests does not apply to the run mode"),
+        (["run", "--requests", "3"], "--requests does not apply to the benchmark mode"),
         (["ladder", "--docker"], "--docker does not apply to the ladder mode"),
         (["up", "--quick"], "--quick does not apply to the up mode"),
         (["dataset", "--apps", "v1"], "--apps does not apply to the dataset mode"),
@@ -134,7 +135,7 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         help_text = build_parser(name).format_help()
         assert f"usage: ./test.sh {name}" in help_text
         assert "minute" in help_text or "second" in help_text, name
-        if name != "run":
+        if name != "benchmark":
             assert not [option for option in benchmark_only if option in help_text], name
     ladder = build_parser("ladder").format_help()
     for option in ("--quick", "--pairs", "--window", "--users", "--apps", "--port-v1"):

@@ -48,7 +48,7 @@ def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
     assert leftover_processes(before) == {}
 
 
-@pytest.mark.parametrize("mode", ["run", "ladder", "profile"])
+@pytest.mark.parametrize("mode", ["benchmark", "ladder", "profile"])
 def test_unreachable_database_is_one_line_and_leaves_no_results_folder(mode: str, tmp_path) -> None:
     results_dir = tmp_path / "results"
     result = run_runner(

@@ -35,7 +35,7 @@ def test_the_scripts_sync_every_arms_environment() -> None:
 
 
 def test_the_command_line_charts_and_compose_know_every_arm() -> None:
-    parser = build_parser("run")
+    parser = build_parser("benchmark")
     options = {option for action in parser._actions for option in action.option_strings}
     assert {f"--port-{name}" for name in ARMS} <= options
     apps = next(action for action in parser._actions if "--apps" in action.option_strings)

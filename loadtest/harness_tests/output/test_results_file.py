@@ -8,6 +8,7 @@ import pytest
 
 from harness_tests.factories import build, steady_runs
 from loadtest.lab.errors import LabError
+from loadtest.modes.registry import KINDS
 from loadtest.output.results_file import SCHEMA_VERSION, read_results, write_results
 
 
@@ -22,7 +23,7 @@ def test_version_and_kind_come_first(tmp_path: Path) -> None:
     text = (tmp_path / "results.json").read_text()
     assert list(json.loads(text))[:2] == ["schema_version", "kind"]
     assert written == {"schema_version": SCHEMA_VERSION, "kind": "micro", "micro": {}}
-    assert read_results(tmp_path) == written  # the current version is read as it is
+    assert read_results(tmp_path, KINDS) == written  # the current version is read as it is
 
 
 def test_a_version_3_benchmark_reads_as_version_4(tmp_path: Path) -> None:
@@ -34,7 +35,7 @@ def test_a_version_3_benchmark_reads_as_version_4(tmp_path: Path) -> None:
     ratio["ratio"] = ratio.pop("estimate")
     for entry in ratio["per_repeat"]:
         entry["ratio"] = entry.pop("estimate")
-    upgraded = read_results(write_raw(tmp_path / "run", old))
+    upgraded = read_results(write_raw(tmp_path / "run", old), KINDS)
     assert upgraded["kind"] == "benchmark" and upgraded["upgraded_from"] == 3
     assert upgraded["ratios_vs_baseline"] == current["ratios_vs_baseline"]
 
@@ -63,7 +64,7 @@ def test_ladder_and_micro_runs_from_before_versions_read_in_the_one_spelling(
             }
         },
     }
-    read = read_results(write_raw(tmp_path / "ladder", ladder))
+    read = read_results(write_raw(tmp_path / "ladder", ladder), KINDS)
     assert (read["schema_version"], read["upgraded_from"]) == (SCHEMA_VERSION, 1)
     assert read["ladder"]["v2"]["floor"]["speedup"]["estimate"] == 4.0
     assert read["comparisons"]["v2_over_v1"]["floor"]["estimate"] == 1.0
@@ -71,7 +72,7 @@ def test_ladder_and_micro_runs_from_before_versions_read_in_the_one_spelling(
         "kind": "micro",
         "ratio_to_baseline": {"ratio": 0.5, "ci_low": 0.4, "ci_high": 0.6, "pairs": 32},
     }
-    read = read_results(write_raw(tmp_path / "micro", micro))
+    read = read_results(write_raw(tmp_path / "micro", micro), KINDS)
     assert read["ratio_to_baseline"] == {
         "estimate": 0.5,
         "ci95_low": 0.4,
@@ -94,4 +95,4 @@ def test_files_this_version_cannot_read_are_one_line(
 ) -> None:
     (tmp_path / "results.json").write_text(json.dumps(document))
     with pytest.raises(LabError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        read_results(tmp_path)
+        read_results(tmp_path, KINDS)

@@ -4,28 +4,13 @@ import argparse
 import signal
 import sys
 import textwrap
-from typing import NoReturn, cast
+from typing import NoReturn
 
 from rich.console import Console
 
 from loadtest.lab.errors import LabError, raised_elsewhere
-from loadtest.modes.benchmark import command as benchmark
-from loadtest.modes.dataset import command as dataset
-from loadtest.modes.ladder import command as ladder
-from loadtest.modes.micro import command as micro
-from loadtest.modes.options import PROGRAM, ModeCommand
-from loadtest.modes.profile import command as profile
-from loadtest.modes.report import command as report
-from loadtest.modes.scale import command as scale
-from loadtest.modes.sweep import command as sweep
-from loadtest.modes.up import command as up
-
-# Every mode, in the order --help lists them; a new mode is one more entry.
-MODES: dict[str, ModeCommand] = {
-    command.NAME: cast(ModeCommand, command)
-    for command in (benchmark, ladder, micro, profile, scale, sweep, report, up, dataset)
-}
-DEFAULT_MODE = benchmark.NAME
+from loadtest.modes.options import PROGRAM
+from loadtest.modes.registry import DEFAULT_MODE, MODES, ModeCommand, mode_named
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -50,7 +35,7 @@ class OneLineParser(argparse.ArgumentParser):
 def build_parser(mode: str) -> OneLineParser:
     parser = OneLineParser(prog=f"{PROGRAM} {mode}", allow_abbrev=False)
     parser.mode = mode
-    MODES[mode].add_arguments(parser)
+    MODES[mode].command.add_arguments(parser)
     parser.options_elsewhere = {
         option: [other for other in MODES if other != mode]
         for option in all_options()
@@ -65,9 +50,9 @@ def options_of(parser: argparse.ArgumentParser) -> set[str]:
 
 def all_options() -> set[str]:
     found: set[str] = set()
-    for name, command in MODES.items():
+    for name, mode in MODES.items():
         parser = argparse.ArgumentParser(prog=name, add_help=False)
-        command.add_arguments(parser)
+        mode.command.add_arguments(parser)
         found |= options_of(parser)
     return found
 
@@ -75,12 +60,12 @@ def all_options() -> set[str]:
 def top_help() -> str:
     modes = "\n".join(
         textwrap.fill(
-            command.SUMMARY,
+            mode.command.SUMMARY + (f" (also: {', '.join(mode.aliases)})" if mode.aliases else ""),
             width=100,
             initial_indent=f"  {name:<9} ",
             subsequent_indent=" " * 12,
         )
-        for name, command in MODES.items()
+        for name, mode in MODES.items()
     )
     return (
         f"usage: {PROGRAM} [MODE] [OPTIONS]\n\n"
@@ -100,8 +85,8 @@ def start_teardown(*_: object) -> NoReturn:
 
 
 def split_mode(argv: list[str]) -> tuple[str, list[str]]:
-    if argv and argv[0] in MODES:
-        return argv[0], argv[1:]
+    if argv and (mode := mode_named(argv[0])) is not None:
+        return mode.name, argv[1:]
     if argv and not argv[0].startswith("-"):
         raise LabError(
             f"unknown mode {argv[0]!r}: choose from {', '.join(MODES)} (see {PROGRAM} --help)"
@@ -117,7 +102,7 @@ def parse(argv: list[str]) -> tuple[ModeCommand, argparse.Namespace]:
         print(f"{PROGRAM}: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
     # Intermixed: `report --results-dir D RUN_A RUN_B` puts options among the run directories.
-    return MODES[mode], build_parser(mode).parse_intermixed_args(arguments_given)
+    return MODES[mode].command, build_parser(mode).parse_intermixed_args(arguments_given)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -132,9 +132,11 @@ def test_cross_check_without_wrk_is_one_line(tmp_path) -> None:
     assert not (tmp_path / "results").exists()
 
 
-@pytest.mark.parametrize("mode", ["dataset", "run"])
+@pytest.mark.parametrize("mode", ["dataset", "benchmark"])
 def test_a_malformed_database_url_is_one_line_without_the_password(mode: str, tmp_path) -> None:
-    options = ["--results-dir", str(tmp_path / "results"), *port_options()] if mode == "run" else []
+    options = (
+        ["--results-dir", str(tmp_path / "results"), *port_options()] if mode == "benchmark" else []
+    )
     result = run_runner(mode, *options, DATABASE_URL="postgresql://lab:S3CRETPW@127.0.0.1:abc/lab")
     assert result.returncode == 1
     [line] = result.stderr.strip().splitlines()

@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 
 from harness_tests.factories import (
-    HOST,
-    NOW,
     TWO_ARMS,
     build,
     make_life,
@@ -23,6 +21,7 @@ from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.modes.registry import KINDS
 from loadtest.output.results_file import read_results, write_results
 from loadtest.output.run_folder import link_latest
 
@@ -271,7 +270,7 @@ def test_results_file_round_trips_and_latest_points_at_newest(tmp_path: Path) ->
     assert written == results
     assert (tmp_path / "latest").resolve() == (tmp_path / "20260101T000100Z").resolve()
     assert json.loads((tmp_path / "latest" / "results.json").read_text()) == results
-    assert read_results(tmp_path / "latest") == results
+    assert read_results(tmp_path / "latest", KINDS) == results
 
 
 def test_cross_check_ratios_stand_beside_locusts_and_disagreement_is_flagged() -> None:
@@ -290,11 +289,8 @@ def test_cross_check_ratios_stand_beside_locusts_and_disagreement_is_flagged() -
         lives=[make_life("v1"), make_life("v2")],
         runs=locust_runs,
         calibration=None,
-        host=HOST,
         database={"kind": "embedded", "server_version": "18"},
         pinning=plan_pinning(True, {0, 1}),
-        started_at=NOW,
-        finished_at=NOW,
         cross_check_windows=wrk_windows,
         cross_check_tool="wrk 4.1.0",
     )

@@ -10,13 +10,14 @@ from rich.console import Console
 from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
 from loadtest.lab.pinning import PinningPlan
 from loadtest.load.locust_runs import LocustRun
+from loadtest.load.paired import PairedSetup
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.sweep.cells import Cell, CellProbe, cell_request, sweep_arm
 from loadtest.modes.sweep.report import print_report, summary_lines, write_reports
 from loadtest.modes.sweep.results import build_sweep_results
 from loadtest.modes.sweep.settings import SweepSettings
 from loadtest.modes.sweep.timetable import build_sweep_schedule, cell_timing
-from loadtest.output.results_file import as_document
+from loadtest.output.results_file import as_document, run_header
 
 APPS = ("v1", "v2", "v2-latest")
 # Per shape and size: each arm's app CPU per request (ms); r/s at saturation is its inverse.
@@ -75,8 +76,19 @@ def sweep_results() -> dict:
                 cpu_span_s=window.duration_s,
             )
         )
-    results = build_sweep_results(
-        settings=settings,
+    header = run_header(
+        datetime(2026, 11, 24, tzinfo=UTC),
+        datetime(2026, 11, 24, 0, 10, tzinfo=UTC),
+        {"cpu_model": "Test CPU"},
+    )
+    setup = PairedSetup(
+        PinningPlan(True, (1,), (0,), "app on CPU 1"),
+        None,
+        {app: {"pydantic": "2.14.3", "fastapi": "0.125.0"} for app in APPS},
+    )
+    results = header | build_sweep_results(
+        settings,
+        setup,
         cells=cells,
         requests=requests,
         probes=probes,
@@ -84,12 +96,6 @@ def sweep_results() -> dict:
         schedule=schedule,
         records=records,
         locust=LocustRun(requests=1, failures=0, elapsed_s=1.0, histogram={}, cpu_warnings=0),
-        calibration=None,
-        versions={app: {"pydantic": "2.14.3", "fastapi": "0.125.0"} for app in APPS},
-        host={"cpu_model": "Test CPU"},
-        pinning=PinningPlan(True, (1,), (0,), "app on CPU 1"),
-        started_at=datetime(2026, 11, 24, tzinfo=UTC),
-        finished_at=datetime(2026, 11, 24, 0, 10, tzinfo=UTC),
     )
     return as_document("sweep", results)
 

@@ -1,4 +1,5 @@
-"""The benchmark's PostgreSQL: the embedded server by default, or the one in DATABASE_URL."""
+"""The database every mode that needs one uses: the embedded PostgreSQL by default, or the server
+in DATABASE_URL, in a database of the lab's own."""
 
 import os
 from contextlib import ExitStack
@@ -23,12 +24,12 @@ from commons.embedded_postgres import start_embedded_postgres
 from loadtest.lab.errors import LabError, interrupt_main_with
 
 # Its own database, so DATABASE_URL may point at a server holding real data.
-BENCHMARK_DATABASE = "pydantic_lab_bench"
+LAB_DATABASE = "pydantic_lab_bench"
 
 
 @dataclass(frozen=True)
-class BenchmarkDatabase:
-    kind: str  # "embedded" or "external"
+class LabDatabase:
+    kind: str  # "embedded", "external" (DATABASE_URL) or "docker" (the compose db service)
     url: str  # libpq form, for psycopg and the apps
     server_version: str
     server_pid: int | None  # embedded only: the postmaster, to pin it
@@ -44,8 +45,8 @@ def check_configured_url() -> None:
             raise LabError(str(error)) from None
 
 
-def provide_database(stack: ExitStack) -> BenchmarkDatabase:
-    """Start or reach the server, then (re)create the benchmark database with its schema."""
+def provide_database(stack: ExitStack) -> LabDatabase:
+    """Start or reach the server, then (re)create the lab's database with its schema."""
     configured_url = os.environ.get("DATABASE_URL", "").strip()
     if configured_url:
         kind, server_pid = "external", None
@@ -70,17 +71,17 @@ def provide_database(stack: ExitStack) -> BenchmarkDatabase:
     try:
         with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as connection:
             server_version = str(connection.execute("SHOW server_version").fetchone()[0])  # type: ignore[index]  # SHOW always returns its one row
-            name = sql.Identifier(BENCHMARK_DATABASE)
+            name = sql.Identifier(LAB_DATABASE)
             connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
             connection.execute(sql.SQL("CREATE DATABASE {}").format(name))
     except psycopg.Error as error:
         reason = str(error).strip().splitlines()[0]
         raise LabError(f"cannot use the database server at {where}: {reason}") from None
 
-    benchmark_url = server_url.set(database=BENCHMARK_DATABASE)
-    stack.callback(drop_benchmark_database, admin_url)
-    prepare_schema(libpq_url(benchmark_url))
-    return BenchmarkDatabase(kind, libpq_url(benchmark_url), server_version, server_pid)
+    lab_url = server_url.set(database=LAB_DATABASE)
+    stack.callback(drop_lab_database, admin_url)
+    prepare_schema(libpq_url(lab_url))
+    return LabDatabase(kind, libpq_url(lab_url), server_version, server_pid)
 
 
 def prepare_schema(database_url: str) -> str:
@@ -100,12 +101,12 @@ def prepare_schema(database_url: str) -> str:
         engine.dispose()
 
 
-def drop_benchmark_database(admin_url: str) -> None:
+def drop_lab_database(admin_url: str) -> None:
     try:
         with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as connection:
             connection.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                    sql.Identifier(BENCHMARK_DATABASE)
+                    sql.Identifier(LAB_DATABASE)
                 )
             )
     except psycopg.Error:

@@ -22,7 +22,7 @@ from typing import Any
 
 from loadtest.lab.apps import RunningApp, wait_for_health
 from loadtest.lab.arms import ARMS
-from loadtest.lab.database import BenchmarkDatabase, prepare_schema
+from loadtest.lab.database import LabDatabase, prepare_schema
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import MemoryReading
 from loadtest.lab.paths import REPOSITORY_ROOT
@@ -178,7 +178,7 @@ def compose_database_url() -> str:
 
 def start_docker_stack(
     stack: ExitStack, apps: tuple[str, ...], ports: dict[str, int]
-) -> BenchmarkDatabase:
+) -> LabDatabase:
     """Build the arms' images, start the db service; the arms start one by one later (the
     runner has called ensure_docker_engine before anything was written)."""
     if any(ports[name] != ARMS[name].port for name in apps):
@@ -189,7 +189,7 @@ def start_docker_stack(
     up_healthy("db")
     database_url = compose_database_url()
     server_version = prepare_schema(database_url)
-    return BenchmarkDatabase("docker", database_url, server_version, None)
+    return LabDatabase("docker", database_url, server_version, None)
 
 
 def start_container_app(name: str, base_url: str, log_path: Path) -> RunningApp:

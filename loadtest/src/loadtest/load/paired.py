@@ -1,28 +1,18 @@
-"""The paired runner every mode uses: start the arms, run one locust process along a schedule
-of windows, and read every arm's (and PostgreSQL's) CPU at each counted window's edges."""
+"""The paired run every mode that loads the arms uses: one locust process along a schedule of
+windows, every arm's (and PostgreSQL's) CPU read at each counted window's edges."""
 
-import os
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
-from loadtest.lab.apps import RunningApp, start_app
+from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import ARMS
 from loadtest.lab.cpu import TreeCpu, busy_seconds, cpu_seconds_between, read_tree_cpu
-from loadtest.lab.database import BenchmarkDatabase, check_configured_url, provide_database
-from loadtest.lab.docker import start_container_app
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import host_facts
-from loadtest.lab.pinning import PinningPlan, pin_process_tree, plan_pinning
-from loadtest.lab.processes import child_environment, ensure_port_free
+from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
-from loadtest.load.calibration import calibrate_load_generator
 from loadtest.load.locust_runs import (
     BENCHMARK_LOCUSTFILE,
     STOP_TIMEOUT_S,
@@ -33,7 +23,6 @@ from loadtest.load.locust_runs import (
 from loadtest.load.schedule import Schedule
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.load.windows import WindowCpu
-from loadtest.output.run_folder import run_folder
 
 # Locust's start-up (imports, spawning users) before the schedule's first window; a late start
 # only shortens the first warm-up window.
@@ -43,7 +32,16 @@ LOCUST_START_PER_EXTRA_PROCESS_S = 1.0
 # (every 3 s, and once more on quitting): locust runs this long past the last window.
 LOCUST_TAIL_S = 1.0
 LOCUST_TAIL_DISTRIBUTED_S = 4.0
-CALIBRATION_S = 8.0
+
+
+@dataclass(frozen=True)
+class PairedSetup:
+    """What stands behind a paired run's figures besides its windows: where things ran, how
+    fast the load generator went on its own, and each arm's versions (its /health)."""
+
+    pinning: PinningPlan
+    calibration: dict[str, Any] | None
+    versions: dict[str, dict[str, Any]]
 
 
 def locust_start_s(settings: PairedLoadSettings) -> float:
@@ -53,32 +51,6 @@ def locust_start_s(settings: PairedLoadSettings) -> float:
 
 def locust_tail_s(settings: PairedLoadSettings) -> float:
     return LOCUST_TAIL_DISTRIBUTED_S if settings.load_processes > 1 else LOCUST_TAIL_S
-
-
-def start_arm(
-    settings: PairedLoadSettings,
-    arm: str,
-    database: BenchmarkDatabase,
-    pinning: PinningPlan,
-    log_dir: Path,
-    environment: dict[str, str],
-    *,
-    docker: bool = False,
-) -> RunningApp:
-    """A fresh process of the arm (a fresh container with --docker), answering /health."""
-    if docker:
-        return start_container_app(
-            arm, f"http://127.0.0.1:{settings.ports[arm]}", log_dir / f"{ARMS[arm].environment}.log"
-        )
-    return start_app(
-        arm,
-        port=settings.ports[arm],
-        workers=settings.workers,
-        database_url=database.url,
-        cpus=pinning.app_cpus if pinning.enabled else None,
-        log_path=log_dir / f"{ARMS[arm].environment}.log",
-        environment=environment,
-    )
 
 
 def app_cpu_capacity(settings: PairedLoadSettings, pinning: PinningPlan) -> float:
@@ -193,96 +165,3 @@ class CpuBoundaries:
                 foreign_cpu_s=foreign,
             )
         return cpu
-
-
-def check_local_arms(settings: PairedLoadSettings) -> None:
-    """Before anything is created or started: a malformed DATABASE_URL and a busy port fail
-    now, in one line, not minutes later."""
-    check_configured_url()
-    for arm in settings.apps:
-        ensure_port_free(
-            settings.ports[arm],
-            ARMS[arm].environment,
-            remedy=f"or move {arm} with --port-{arm} PORT",
-        )
-
-
-def pin_runner(pinning: PinningPlan) -> None:
-    """The runner (and so every child it starts) on the load generator's CPUs."""
-    if pinning.enabled:
-        os.sched_setaffinity(0, pinning.load_cpus)
-
-
-def start_database(
-    stack: ExitStack, pinning: PinningPlan, console: Console
-) -> tuple[BenchmarkDatabase, PinningPlan]:
-    """The embedded PostgreSQL (pinned beside the load generator), or the one in DATABASE_URL
-    (never pinned: the plan's note is corrected to say so)."""
-    database = provide_database(stack)
-    if database.server_pid and pinning.enabled:
-        pin_process_tree(database.server_pid, pinning.load_cpus)
-    elif pinning.enabled:
-        note = pinning.note.replace(", PostgreSQL", "")
-        pinning = replace(pinning, note=f"{note} (the external PostgreSQL is not pinned)")
-        console.print(f"Pinning, corrected: {pinning.note}", highlight=False)
-    return database, pinning
-
-
-@dataclass(frozen=True)
-class PairedSession:
-    """A paired mode's run once every arm answers /health: where it writes, the machine, the
-    CPUs, the database, the running apps, locust's calibration and the progress display."""
-
-    run_dir: Path
-    started_at: datetime
-    host: dict[str, object]
-    pinning: PinningPlan
-    environment: dict[str, str]
-    database: BenchmarkDatabase
-    apps: dict[str, RunningApp]
-    calibration: dict[str, Any] | None
-    progress: ProgressDisplay
-
-
-@contextmanager
-def paired_session(
-    settings: PairedLoadSettings, kind: str, console: Console, planned_s: float
-) -> Iterator[PairedSession]:
-    """What the ladder and the sweep do before timing, and undo after it: a run folder, the
-    runner pinned, the database, locust calibrated (unless --no-calibration), every arm
-    started. On leaving, every app and the database stop, whatever happened."""
-    check_local_arms(settings)
-    started_at = datetime.now(UTC)
-    with run_folder(settings.results_dir, started_at, kind) as folder:
-        host = host_facts()  # before pinning narrows what this process sees
-        pinning = plan_pinning(settings.pin)
-        pin_runner(pinning)
-        console.print(f"Results go to {folder.path}", highlight=False)
-        console.print(f"Pinning: {pinning.note}", highlight=False)
-        environment = child_environment()
-        with ExitStack() as stack:
-            database, pinning = start_database(stack, pinning, console)
-            folder.begin_measuring()
-            with ProgressDisplay(planned_s, console) as progress:
-                calibration = None
-                if settings.calibrate:
-                    calibration = calibrate_load_generator(
-                        settings, pinning, folder.path, progress, CALIBRATION_S, environment
-                    )
-                apps: dict[str, RunningApp] = {}
-                for app in settings.apps:
-                    apps[app] = start_arm(
-                        settings, app, database, pinning, folder.path, environment
-                    )
-                    stack.callback(apps[app].stop)
-                yield PairedSession(
-                    folder.path,
-                    started_at,
-                    host,
-                    pinning,
-                    environment,
-                    database,
-                    apps,
-                    calibration,
-                    progress,
-                )

@@ -1,13 +1,11 @@
 """The options several modes share, each with its checks, so every mode spells and checks
-them alike; and the protocol a mode's command module follows."""
+them alike."""
 
 import argparse
 from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Protocol
-
-from rich.console import Console
+from typing import Any
 
 from loadtest.lab.arms import ARM_NAMES, ARMS, DEFAULT_ARMS
 from loadtest.lab.errors import LabError
@@ -15,19 +13,6 @@ from loadtest.lab.paths import DEFAULT_RESULTS_DIR
 from loadtest.load.settings import PairedLoadSettings
 
 PROGRAM = "./test.sh"
-
-
-class ModeCommand(Protocol):
-    """What cli.py needs of a mode: `<mode>/command.py` (or the mode's module) provides it."""
-
-    NAME: str
-    SUMMARY: str  # one line for ./test.sh --help, with how long it takes by default
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
-
-    def settings_from(self, arguments: argparse.Namespace) -> Any: ...
-
-    def run(self, settings: Any, console: Console) -> Path | None: ...
 
 
 # --- Types: a bad value is a one-line error naming the option -------------------------------

@@ -5,12 +5,11 @@ versions of the lab are read by upgrading them in memory, never on disk."""
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import host_facts
 
 SCHEMA_VERSION = 4
 # What each version changed, for the reader of an old file:
@@ -18,18 +17,21 @@ SCHEMA_VERSION = 4
 #   ladder, micro and profile runs were written without a version before 4;
 #   4: `kind` in every file, and one spelling of a ratio in all of them.
 READABLE_VERSIONS = (2, 3, 4)
-KINDS = ("benchmark", "ladder", "micro", "profile", "scale", "sweep")
+# The kinds written without a version, before version 4.
+UNVERSIONED_KINDS = ("ladder", "micro", "profile")
 
 
-def run_header(started_at: datetime) -> dict[str, Any]:
-    """What every mode's results.json opens with, for a run that finishes now: when it started
-    and finished, how long it took, and the machine."""
-    finished_at = datetime.now(UTC)
+def run_header(
+    started_at: datetime, finished_at: datetime, host: dict[str, object]
+) -> dict[str, Any]:
+    """What every mode's results.json opens with: when the run started and finished, how long
+    it took, and the machine (read as the run began, before pinning narrowed what the runner
+    sees of it: modes/session.py)."""
     return {
         "started_at": started_at.isoformat(),
         "finished_at": finished_at.isoformat(),
         "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
-        "host": host_facts(),
+        "host": host,
     }
 
 
@@ -46,9 +48,10 @@ def write_results(run_dir: Path, kind: str, results: dict[str, Any]) -> dict[str
     return document
 
 
-def read_results(run_dir: Path) -> dict[str, Any]:
+def read_results(run_dir: Path, kinds: tuple[str, ...]) -> dict[str, Any]:
     """A run's results.json as this version writes it; LabError (one line) for anything that
-    is not a run folder, or a file this version cannot read."""
+    is not a run folder, or a file this version cannot read (`kinds`: the modes' kinds, from
+    their registry)."""
     path = run_dir / "results.json"
     if not path.is_file():
         raise LabError(f"{run_dir} holds no results.json (is it a run directory?)")
@@ -58,21 +61,21 @@ def read_results(run_dir: Path) -> dict[str, Any]:
         raise LabError(f"cannot read {path}: {error}".splitlines()[0]) from None
     if not isinstance(document, dict):
         raise LabError(f"{path} is not a results file (no JSON object)")
-    return upgrade(document, path)
+    return upgrade(document, path, kinds)
 
 
-def upgrade(document: dict[str, Any], path: Path) -> dict[str, Any]:
+def upgrade(document: dict[str, Any], path: Path, kinds: tuple[str, ...]) -> dict[str, Any]:
     version = document.get("schema_version")
     kind = document.get("kind", "benchmark" if version in (2, 3) else None)
-    if version is None and kind in KINDS:
-        version = 1  # a ladder, micro or profile run from before versions
-    if version == SCHEMA_VERSION and kind in KINDS:
+    if version is None and kind in UNVERSIONED_KINDS:
+        version = 1
+    if version == SCHEMA_VERSION and kind in kinds:
         return document
-    if version not in (1, *READABLE_VERSIONS) or kind not in KINDS:
+    if version not in (1, *READABLE_VERSIONS) or kind not in kinds:
         raise LabError(
             f"{path} has schema_version {version!r} and kind {kind!r}; this version of the lab "
             f"reads versions {READABLE_VERSIONS[0]}-{SCHEMA_VERSION} of the kinds "
-            f"{', '.join(KINDS)} (a newer file needs a newer lab)"
+            f"{', '.join(kinds)} (a newer file needs a newer lab)"
         )
     upgraded = respell_ratios(document)
     return {**upgraded, "schema_version": SCHEMA_VERSION, "kind": kind, "upgraded_from": version}

@@ -22,7 +22,6 @@ from loadtest.modes.options import (
     whole_number,
 )
 
-NAME = "run"
 SUMMARY = (
     "the benchmark (the default mode): every arm in paired, alternating windows, READ, READ "
     "synthetic and WRITE, ratios with 95% CIs, start-up and memory (~7.5 min; --quick ~2 min)"

@@ -3,7 +3,6 @@ arm, per scenario and per pair of arms, with settings, versions, host facts and 
 
 import statistics
 from dataclasses import asdict
-from datetime import datetime
 from typing import Any
 
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
@@ -243,15 +242,13 @@ def build_results(
     lives: list[ArmLife],
     runs: list[ScenarioRun],
     calibration: dict[str, Any] | None,
-    host: dict[str, Any],
     startup: dict[str, StartupSamples] | None = None,
     database: dict[str, Any],
     pinning: PinningPlan,
-    started_at: datetime,
-    finished_at: datetime,
     cross_check_windows: list[WindowRecord] | None = None,
     cross_check_tool: str | None = None,
 ) -> dict[str, Any]:
+    """What results.json holds after its header (modes/session.py)."""
     windows = [record for run in runs for record in run.windows]
     apps: dict[str, Any] = {}
     flags: list[str] = []
@@ -324,9 +321,6 @@ def build_results(
         if key not in ("results_dir", "pin", "calibrate")
     }
     return {
-        "started_at": started_at.isoformat(),
-        "finished_at": finished_at.isoformat(),
-        "elapsed_s": round((finished_at - started_at).total_seconds(), 1),
         "settings": {
             **plain_settings,
             "baseline": baseline,
@@ -338,7 +332,6 @@ def build_results(
             ],
             "access_log": False,
         },
-        "host": host,
         "load_generator": load_generator,
         "apps": apps,
         "ratios_vs_baseline": ratios,

@@ -6,8 +6,6 @@ window's edges."""
 import math
 import time
 from contextlib import ExitStack
-from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,26 +13,18 @@ from rich.console import Console
 
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import DEFAULT_ARMS, rotations
-from loadtest.lab.database import BenchmarkDatabase
+from loadtest.lab.database import LabDatabase
 from loadtest.lab.dataset import count_posts_titled, load_dataset
 from loadtest.lab.docker import ensure_docker_engine, start_docker_stack
-from loadtest.lab.host import host_facts
 from loadtest.lab.memory import MemoryReading, PeakMemorySampler
-from loadtest.lab.pinning import PinningPlan, plan_pinning
-from loadtest.lab.processes import child_environment
+from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
-from loadtest.load.calibration import calibrate_load_generator
 from loadtest.load.paired import (
-    CALIBRATION_S,
     app_cpu_capacity,
-    check_local_arms,
     locust_start_s,
     locust_tail_s,
-    pin_runner,
     run_paired_locust,
-    start_arm,
-    start_database,
 )
 from loadtest.load.scenarios import SCENARIO_NAMES, SCENARIOS, write_title
 from loadtest.load.schedule import WARMUP, build_schedule
@@ -47,13 +37,16 @@ from loadtest.load.wrk import (
     wrk_round_seconds,
 )
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
-from loadtest.modes.benchmark.report import print_report, write_reports
 from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.benchmark.settings import BenchmarkSettings
-from loadtest.output.results_file import write_results
-from loadtest.output.run_folder import link_latest, run_folder
+from loadtest.modes.session import CALIBRATION_S, check_local_arms, open_session, start_arm
+from loadtest.output.run_folder import link_latest
 
 KIND = "benchmark"
+DOCKER_PINNING = (
+    "not pinned: the apps run in containers with the same CPU and memory limits "
+    "(docker-compose.yml)"
+)
 QUIET_S = 1.0  # let the apps go quiet before idle/after memory readings
 SCENARIO_USER_CLASS = {"read": "ReadUser", "synthetic": "SyntheticUser", "write": "WriteUser"}
 
@@ -81,100 +74,75 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     else:
         check_local_arms(settings)
     cross_check_tool = ensure_wrk() if settings.cross_check else None
-    started_at = datetime.now(UTC)
-    with run_folder(settings.results_dir, started_at) as folder:
-        run_dir = folder.path
-        host = host_facts()  # before pinning narrows what this process sees
-        pinning = plan_pinning(settings.pin and not settings.docker)
-        if settings.docker:
-            pinning = replace(
-                pinning,
-                note="not pinned: the apps run in containers with the same CPU and memory "
-                "limits (docker-compose.yml)",
-            )
-        pin_runner(pinning)
-        console.print(f"Results go to {run_dir}", highlight=False)
+    lives: list[ArmLife] = []
+    runs: list[ScenarioRun] = []
+    cross_check_windows: list[WindowRecord] = []
+    calibration: dict[str, Any] | None = None
+    startup: dict[str, StartupSamples] | None = None
+    with open_session(KIND, settings.results_dir, console) as session:
+        run_dir = session.run_dir
         if settings.baseline is None:
             console.print(
                 f"Note: only {', '.join(settings.apps)} runs, so there are no ratios (they need "
                 "v1, the baseline, and another app).",
                 highlight=False,
             )
-        console.print(f"Pinning: {pinning.note}", highlight=False)
-
-        lives: list[ArmLife] = []
-        runs: list[ScenarioRun] = []
-        cross_check_windows: list[WindowRecord] = []
-        calibration: dict[str, Any] | None = None
-        startup: dict[str, StartupSamples] | None = None
-        environment = child_environment()
-        with ExitStack() as stack:
-            if settings.docker:
-                database = start_docker_stack(stack, settings.apps, settings.ports)
-            else:
-                database, pinning = start_database(stack, pinning, console)
-            console.print(
-                f"PostgreSQL {database.server_version} ({database.kind}); "
-                f"dataset: {settings.dataset_size:,} posts",
-                highlight=False,
+        if settings.docker:
+            session.pin(False, note=DOCKER_PINNING)
+            database = start_docker_stack(session.stack, settings.apps, settings.ports)
+        else:
+            session.pin(settings.pin)
+            database = session.start_database()
+        pinning = session.pinning  # as the database left it (an external one is not pinned)
+        console.print(
+            f"PostgreSQL {database.server_version} ({database.kind}); "
+            f"dataset: {settings.dataset_size:,} posts",
+            highlight=False,
+        )
+        session.begin_measuring()
+        progress = session.show_progress(planned_seconds(settings))
+        if settings.calibrate:
+            calibration = session.calibrate(settings, run_dir / "calibration")
+        if startup_seconds(settings):
+            progress.begin(
+                f"start-up · {settings.startup_samples} fresh starts per app",
+                startup_seconds(settings),
             )
-            folder.begin_measuring()
-            with ProgressDisplay(planned_seconds(settings), console) as progress:
-                if settings.calibrate:
-                    calibration = calibrate_load_generator(
-                        settings,
-                        pinning,
-                        run_dir / "calibration",
-                        progress,
-                        CALIBRATION_S,
-                        environment,
-                    )
-                if startup_seconds(settings):
-                    progress.begin(
-                        f"start-up · {settings.startup_samples} fresh starts per app",
-                        startup_seconds(settings),
-                    )
-                    startup = measure_startup(
-                        settings.apps,
-                        samples_per_arm=settings.startup_samples,
-                        ports=settings.ports,
-                        workers=settings.workers,
-                        database_url=database.url,
-                        cpus=pinning.app_cpus if pinning.enabled else None,
-                        log_dir=run_dir / "startup",
-                        environment=environment,
-                        on_sample=progress.tick,
-                    )
-                for repeat in range(1, settings.repeats + 1):
-                    repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
-                        settings, repeat, database, pinning, run_dir, progress, environment
-                    )
-                    lives += repeat_lives
-                    runs += repeat_runs
-                    cross_check_windows += repeat_cross_check
+            startup = measure_startup(
+                settings.apps,
+                samples_per_arm=settings.startup_samples,
+                ports=settings.ports,
+                workers=settings.workers,
+                database_url=database.url,
+                cpus=pinning.app_cpus if pinning.enabled else None,
+                log_dir=run_dir / "startup",
+                environment=session.environment,
+                on_sample=progress.tick,
+            )
+        for repeat in range(1, settings.repeats + 1):
+            repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
+                settings, repeat, database, pinning, run_dir, progress, session.environment
+            )
+            lives += repeat_lives
+            runs += repeat_runs
+            cross_check_windows += repeat_cross_check
 
-    finished_at = datetime.now(UTC)
-    results = build_results(
-        settings=settings,
-        lives=lives,
-        runs=runs,
-        calibration=calibration,
-        startup=startup,
-        host=host,
-        database={"kind": database.kind, "server_version": database.server_version},
-        pinning=pinning,
-        started_at=started_at,
-        finished_at=finished_at,
-        cross_check_windows=cross_check_windows,
-        cross_check_tool=cross_check_tool,
-    )
-    document = write_results(run_dir, KIND, results)
-    write_reports(run_dir, document)
     complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == SCENARIO_NAMES
     if complete:
         link_latest(settings.results_dir, run_dir)
-    print_report(document, console)
-    console.print(f"\nWrote {run_dir}/results.json, report.md and report.html", highlight=False)
+    session.finish(
+        build_results(
+            settings=settings,
+            lives=lives,
+            runs=runs,
+            calibration=calibration,
+            startup=startup,
+            database={"kind": database.kind, "server_version": database.server_version},
+            pinning=pinning,
+            cross_check_windows=cross_check_windows,
+            cross_check_tool=cross_check_tool,
+        )
+    )
     if not complete:
         console.print(
             "results/latest was not moved: it points at the newest run of every default arm "
@@ -187,7 +155,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
 def run_repeat(
     settings: BenchmarkSettings,
     repeat: int,
-    database: BenchmarkDatabase,
+    database: LabDatabase,
     pinning: PinningPlan,
     run_dir: Path,
     progress: ProgressDisplay,
@@ -286,7 +254,7 @@ def measure_scenario(
     name: str,
     repeat: int,
     apps: dict[str, RunningApp],
-    database: BenchmarkDatabase,
+    database: LabDatabase,
     pinning: PinningPlan,
     repeat_dir: Path,
     progress: ProgressDisplay,

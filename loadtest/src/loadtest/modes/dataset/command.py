@@ -10,7 +10,6 @@ from loadtest.lab.errors import LabError
 from loadtest.load.scenarios import READ_PER_PAGE
 from loadtest.modes.options import add_dataset_size
 
-NAME = "dataset"
 SUMMARY = (
     "empty the posts table of the database in DATABASE_URL and load the dataset, then exit "
     "(seconds)"

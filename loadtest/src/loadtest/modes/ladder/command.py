@@ -9,7 +9,6 @@ from rich.console import Console
 from loadtest.modes.ladder.settings import QUICK_PAIRS, LadderSettings
 from loadtest.modes.options import add_apps, add_paired_load, paired_load_values, positive_int
 
-NAME = "ladder"
 SUMMARY = (
     "where the time goes, over HTTP: the serialisation ladder's eight rungs in each arm, each "
     "paired with its own app's response_model (~6 min; --quick ~2.5 min)"

@@ -2,7 +2,6 @@
 its speed-up over response_model (paired with the adjacent response_model window of the same
 app, median and 95% CI), its share of the floor, and per rung each app over the baseline app."""
 
-from datetime import datetime
 from typing import Any
 
 from commons.ladder import BASE_RUNG, RUNGS
@@ -12,8 +11,8 @@ from loadtest.analysis.paired_windows import by_group, median_of, window_ratio
 from loadtest.analysis.ratio import PairedRatio, paired_ratio, ratios_by_key
 from loadtest.analysis.stats import round_or_none
 from loadtest.lab.arms import BASELINE
-from loadtest.lab.pinning import PinningPlan
 from loadtest.load.locust_runs import LocustRun
+from loadtest.load.paired import PairedSetup
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.ladder.settings import LadderSettings
 
@@ -177,18 +176,15 @@ def ladder_flags(
 
 
 def build_ladder_results(
-    *,
     settings: LadderSettings,
+    setup: PairedSetup,
+    *,
     rungs: tuple[str, ...],
     records: list[WindowRecord],
     locust: LocustRun,
-    calibration: dict[str, Any] | None,
-    versions: dict[str, dict[str, Any]],
-    host: dict[str, object],
-    pinning: PinningPlan,
-    started_at: datetime,
-    finished_at: datetime,
 ) -> dict[str, Any]:
+    """What results.json holds after its header (modes/session.py)."""
+    pinning, calibration = setup.pinning, setup.calibration
     groups_per_round = len(rungs) - 1  # one group per rung above response_model
     comparisons = comparison_figures(records, settings.apps, rungs)
     ladder: dict[str, dict[str, dict[str, Any]]] = {}
@@ -196,12 +192,9 @@ def build_ladder_results(
         ladder[app] = {rung: rung_figures(records, app, rung, groups_per_round) for rung in rungs}
         add_floor_shares(records, app, ladder[app], groups_per_round)
     return {
-        "started_at": started_at.isoformat(),
-        "finished_at": finished_at.isoformat(),
-        "host": host,
         "pinning": pinning.as_dict(),
         "settings": describe_settings(settings),
-        "versions": versions,
+        "versions": setup.versions,
         "rungs": {rung: RUNGS[rung] for rung in rungs},
         "ladder": ladder,
         "comparisons": comparisons,

@@ -9,34 +9,27 @@ and with the other app's same rung (v2 over v1), under nearly the same machine s
 
 import math
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 from rich.console import Console
 
 from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
-from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import ARMS
 from loadtest.lab.errors import LabError
-from loadtest.lab.pinning import PinningPlan
-from loadtest.lab.progress import ProgressDisplay
 from loadtest.load.locust_runs import LOCUSTFILES, LocustRun
 from loadtest.load.paired import (
-    CALIBRATION_S,
     app_cpu_capacity,
     locust_start_s,
     locust_tail_s,
-    paired_session,
     run_paired_locust,
 )
 from loadtest.load.schedule import Schedule, build_grouped_schedule
 from loadtest.load.verify import verify_ladder
 from loadtest.load.windows import WindowRecord, build_window_records, tally_by_name
-from loadtest.modes.ladder.report import print_report, write_reports
 from loadtest.modes.ladder.results import build_ladder_results, ladder_arm, split_arm
 from loadtest.modes.ladder.settings import LadderSettings
-from loadtest.output.results_file import write_results
+from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
 
 KIND = "ladder"
 LADDER_LOCUSTFILE = LOCUSTFILES / "ladder_users.py"
@@ -73,33 +66,18 @@ def planned_seconds(settings: LadderSettings, rungs: tuple[str, ...]) -> float:
 def run_ladder(settings: LadderSettings, console: Console) -> Path:
     """Start the apps, verify every rung, time them, write results/<timestamp>-ladder/."""
     rungs = RUNG_NAMES
-    # The apps need a database to start; no rung reads it.
-    with paired_session(settings, KIND, console, planned_seconds(settings, rungs)) as session:
-        for app, running in session.apps.items():
+    check_local_arms(settings)
+    with open_session(KIND, settings.results_dir, console) as session:
+        # The apps need a database to start; no rung reads it.
+        arms = session.start_paired_arms(settings, planned_seconds(settings, rungs))
+        for app, running in arms.apps.items():
             with httpx.Client(base_url=running.base_url, timeout=30) as client:
                 check_rungs(app, client, rungs)
-        progress = session.progress
-        progress.note(f"every rung of {', '.join(session.apps)} answers response_model's posts")
-        records, locust = measure_ladder(
-            settings, session.apps, rungs, session.pinning, session.run_dir, progress
-        )
-        versions = {app: running.versions for app, running in session.apps.items()}
-    results = build_ladder_results(
-        settings=settings,
-        rungs=rungs,
-        records=records,
-        locust=locust,
-        calibration=session.calibration,
-        versions=versions,
-        host=session.host,
-        pinning=session.pinning,
-        started_at=session.started_at,
-        finished_at=datetime.now(UTC),
+        arms.progress.note(f"every rung of {', '.join(arms.apps)} answers response_model's posts")
+        records, locust = measure_ladder(settings, arms, rungs, session.run_dir)
+    session.finish(
+        build_ladder_results(settings, arms.setup, rungs=rungs, records=records, locust=locust)
     )
-    document = write_results(session.run_dir, KIND, results)
-    write_reports(session.run_dir, document)
-    print_report(document, console)
-    console.print(f"\nWrote {session.run_dir}/results.json and report.md", highlight=False)
     return session.run_dir
 
 
@@ -115,13 +93,9 @@ def check_rungs(app: str, client: httpx.Client, rungs: tuple[str, ...]) -> None:
 
 
 def measure_ladder(
-    settings: LadderSettings,
-    apps: dict[str, RunningApp],
-    rungs: tuple[str, ...],
-    pinning: PinningPlan,
-    run_dir: Path,
-    progress: ProgressDisplay,
+    settings: LadderSettings, arms: PairedArms, rungs: tuple[str, ...], run_dir: Path
 ) -> tuple[list[WindowRecord], LocustRun]:
+    apps, pinning, progress = arms.apps, arms.pinning, arms.progress
     launched = time.time()
     hosts = {
         ladder_arm(app, rung): f"{running.base_url}{LADDER_PREFIX}/{rung}"

@@ -8,7 +8,6 @@ from rich.console import Console
 from loadtest.modes.micro.settings import DEFAULT_PLAN, MICRO_APPS, QUICK_PLAN, MicroSettings
 from loadtest.modes.options import add_apps, add_no_pin, add_results_dir
 
-NAME = "micro"
 SUMMARY = (
     "where the time goes, in-process: Pydantic's paths, JSON encoders and study 002's "
     "container, in each arm's own environment, paired by round (~1.5 min; --quick ~20 s)"

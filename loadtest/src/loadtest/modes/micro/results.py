@@ -3,11 +3,13 @@ plain-Python baseline, paired within rounds; and across arms, paired round by ro
 
 import statistics
 from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Any
 
 from loadtest.analysis.ratio import paired_ratio, ratios_by_key
 from loadtest.lab.arms import BASELINE
 from loadtest.lab.errors import LabError
+from loadtest.modes.micro.settings import MicroSettings
 
 PYDANTIC_GROUP = "pydantic"
 SHARED_GROUPS = ("encoders", "container")  # no Pydantic in them: timed in one environment
@@ -150,3 +152,28 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for run in runs:
         groups += [group for group in run["settings"]["groups"] if group not in groups]
     return {"groups": {group: summarise_group(runs, group) for group in groups}}
+
+
+def build_micro_results(
+    settings: MicroSettings,
+    runs: list[dict[str, Any]],
+    shared_arm: str,
+    cpus: tuple[int, ...] | None,
+    pinning_note: str,
+) -> dict[str, Any]:
+    """What results.json holds after its header (modes/session.py): the settings, the summary
+    and every process's raw figures."""
+    plan = settings.plan
+    return {
+        "settings": {
+            "apps": list(settings.apps),
+            "quick": settings.quick,
+            **asdict(plan),
+            "pairs_per_benchmark": plan.pairs,
+            "shared_groups_arm": shared_arm,
+            "pinning": {"cpus": list(cpus) if cpus else None, "note": pinning_note},
+            "gc_enabled_during_timing": True,
+            "timer": "timeit.Timer with setup 'gc.enable()', loops calibrated per process",
+        },
+        "micro": summarise(runs) | {"raw": runs},
+    }

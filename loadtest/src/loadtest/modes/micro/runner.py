@@ -3,8 +3,7 @@ own environment, paired per round with their plain-Python baseline."""
 
 import json
 import time
-from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -14,11 +13,9 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.lab.pinning import format_cpus, plan_pinning
 from loadtest.lab.processes import start_process, stop_process
-from loadtest.modes.micro.report import print_report, write_reports
-from loadtest.modes.micro.results import PYDANTIC_GROUP, SHARED_GROUPS, summarise
+from loadtest.modes.micro.results import PYDANTIC_GROUP, SHARED_GROUPS, build_micro_results
 from loadtest.modes.micro.settings import MicroPlan, MicroSettings
-from loadtest.output.results_file import run_header, write_results
-from loadtest.output.run_folder import run_folder
+from loadtest.modes.session import open_session
 
 KIND = "micro"
 
@@ -96,28 +93,24 @@ def run_job(job: MicroJob, plan: MicroPlan, run_dir: Path, cpus: tuple[int, ...]
 
 def run_micro(settings: MicroSettings, console: Console) -> Path:
     plan = settings.plan
-    started_at = datetime.now(UTC)
-    with run_folder(settings.results_dir, started_at, KIND) as folder:
-        run_dir = folder.path
-        console.print(f"Results go to {run_dir}", highlight=False)
-        pinning = plan_pinning(settings.pin)
+    with open_session(KIND, settings.results_dir, console) as session:
+        run_dir = session.run_dir
+        planned = plan_pinning(settings.pin)
         # One CPU of the apps' half: the processes run one at a time, and a fixed CPU keeps the
         # cache and the frequency of every measurement alike.
-        cpus = pinning.app_cpus[-1:] if pinning.enabled else None
-        pinning_note = (
-            f"every micro-benchmark process on CPU {format_cpus(cpus)}" if cpus else pinning.note
-        )
+        cpus = planned.app_cpus[-1:] if planned.enabled else None
+        note = f"every micro-benchmark process on CPU {format_cpus(cpus)}" if cpus else planned.note
+        session.pin(settings.pin, runner=False, note=note)
         jobs = plan_jobs(settings.apps, plan.processes)
         shared_arm = settings.apps[-1]
         console.print(
             f"Micro-benchmarks: {len(jobs)} processes ({plan.processes} per group and "
             f"environment, {plan.rounds} rounds each, measurements of ≥{plan.min_time_s:g}s, "
             f"garbage collector on); the Pydantic group in {', '.join(settings.apps)}, the "
-            f"encoders and the container in {ARMS[shared_arm].environment}'s environment; "
-            f"{pinning_note}.",
+            f"encoders and the container in {ARMS[shared_arm].environment}'s environment.",
             highlight=False,
         )
-        folder.begin_measuring()
+        session.begin_measuring()
         runs = []
         for number, job in enumerate(jobs, start=1):
             began = time.monotonic()
@@ -128,23 +121,5 @@ def run_micro(settings: MicroSettings, console: Console) -> Path:
             )
             runs.append(run_job(job, plan, run_dir, cpus))
             console.print(f"    done in {time.monotonic() - began:.1f}s", highlight=False)
-    micro = summarise(runs)
-    results = {
-        **run_header(started_at),
-        "settings": {
-            "apps": list(settings.apps),
-            "quick": settings.quick,
-            **asdict(plan),
-            "pairs_per_benchmark": plan.pairs,
-            "shared_groups_arm": shared_arm,
-            "pinning": {"cpus": list(cpus) if cpus else None, "note": pinning_note},
-            "gc_enabled_during_timing": True,
-            "timer": "timeit.Timer with setup 'gc.enable()', loops calibrated per process",
-        },
-        "micro": micro | {"raw": runs},
-    }
-    document = write_results(run_dir, KIND, results)
-    write_reports(run_dir, document)
-    print_report(document, console)
-    console.print(f"Results: {run_dir}", highlight=False)
+    session.finish(build_micro_results(settings, runs, shared_arm, cpus, note))
     return run_dir

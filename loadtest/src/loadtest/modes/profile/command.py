@@ -20,7 +20,6 @@ from loadtest.modes.profile.settings import (
     ProfileSettings,
 )
 
-NAME = "profile"
 SUMMARY = (
     "where the time goes, per request: READ synthetic and READ under cProfile in each arm, "
     "time sorted into buckets (~2 min)"

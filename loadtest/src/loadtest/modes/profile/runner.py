@@ -5,32 +5,24 @@ thread: commons/probes/profiling.py), each request's time sorted into buckets a 
 import json
 import os
 import subprocess
-from contextlib import ExitStack
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from loadtest.lab.arms import ARMS, arm_python
-from loadtest.lab.database import check_configured_url, provide_database
+from loadtest.lab.database import check_configured_url
 from loadtest.lab.dataset import load_dataset
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import host_facts
 from loadtest.lab.paths import REPOSITORY_ROOT
-from loadtest.lab.pinning import pin_process_tree, plan_pinning
+from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.processes import child_environment
 from loadtest.load.scenarios import SCENARIOS
-from loadtest.modes.profile.buckets import BUCKETS, per_request_us, read_profile
-from loadtest.modes.profile.report import (
-    PROFILED_SCENARIOS,
-    how_to_open,
-    print_report,
-    write_reports,
-)
+from loadtest.modes.profile.buckets import per_request_us, read_profile
+from loadtest.modes.profile.report import PROFILED_SCENARIOS, how_to_open
+from loadtest.modes.profile.results import build_profile_results
 from loadtest.modes.profile.settings import ProfileSettings
-from loadtest.output.results_file import write_results
-from loadtest.output.run_folder import run_folder
+from loadtest.modes.session import open_session
 
 KIND = "profile"
 WARMUP_REQUESTS = 50  # per profiled process, before anything is timed
@@ -93,71 +85,47 @@ def run_profile(settings: ProfileSettings, console: Console) -> Path:
     the .prof files, results.json and report.md, prints the tables; returns the directory."""
     check_configured_url()
     count = settings.requests
-    started_at = datetime.now(UTC)
-    with run_folder(settings.results_dir, started_at, KIND) as folder:
-        run_dir = folder.path
-        host = host_facts()
-        pinning = plan_pinning(settings.pin)
-        console.print(f"Results go to {run_dir}", highlight=False)
-        pinning_note = pinning.note.replace("locust, PostgreSQL and the runner", "PostgreSQL")
-        console.print(f"Pinning: {pinning_note}", highlight=False)
+    with open_session(KIND, settings.results_dir, console) as session:
+        run_dir = session.run_dir
+        planned = plan_pinning(settings.pin)
+        note = planned.note.replace("locust, PostgreSQL and the runner", "PostgreSQL")
+        # The apps' CPUs for the profiled process; PostgreSQL on the other half.
+        session.pin(settings.pin, runner=False, note=note)
         profile: dict[str, dict[str, Any]] = {scenario: {} for scenario in PROFILED_SCENARIOS}
         versions: dict[str, Any] = {}
-        with ExitStack() as stack:
-            database = provide_database(stack)
-            if database.server_pid and pinning.enabled:
-                pin_process_tree(database.server_pid, pinning.load_cpus)
-            load_dataset(database.url, settings.dataset_size)
-            console.print(
-                f"PostgreSQL {database.server_version} ({database.kind}); dataset: "
-                f"{settings.dataset_size:,} posts; per app and scenario, {WARMUP_REQUESTS} "
-                f"warm-up requests, {count:,} timed without the profiler, {count:,} profiled",
-                highlight=False,
-            )
-            folder.begin_measuring()
-            for scenario in PROFILED_SCENARIOS:
-                for app in settings.apps:
-                    console.print(
-                        f"  profiling {app} · {SCENARIOS[scenario].label} …", highlight=False
-                    )
-                    prof_file = f"{app}-{scenario}.prof"
-                    summary = run_one(
-                        app,
-                        scenario,
-                        count,
-                        run_dir / prof_file,
-                        database.url,
-                        pinning.app_cpus if pinning.enabled else None,
-                    )
-                    versions[app] = summary["versions"]
-                    compiled_pydantic = is_compiled_pydantic_1(summary["versions"])
-                    bucketed = read_profile(run_dir / prof_file, count, compiled_pydantic)
-                    profile[scenario][app] = {
-                        **bucketed.as_dict(),
-                        "unprofiled_us_per_request": per_request_us(summary["unprofiled_s"], count),
-                        "prof_file": prof_file,
-                    }
-    results = {
-        "started_at": started_at.isoformat(),
-        "finished_at": datetime.now(UTC).isoformat(),
-        "host": host,
-        "settings": {
-            "apps": list(settings.apps),
-            "scenarios": {name: SCENARIOS[name].path for name in PROFILED_SCENARIOS},
-            "requests": count,
-            "warmup_requests": WARMUP_REQUESTS,
-            "dataset_size": settings.dataset_size,
-            "pinning": pinning.as_dict(),
-            "database": {"kind": database.kind, "server_version": database.server_version},
-        },
-        "versions": versions,
-        "buckets": BUCKETS,
-        "notes": NOTES,
-        "profile": profile,
-    }
-    document = write_results(run_dir, KIND, results)
-    write_reports(run_dir, document)
-    print_report(document, console)
+        database = session.start_database()
+        pinning = session.pinning
+        load_dataset(database.url, settings.dataset_size)
+        console.print(
+            f"PostgreSQL {database.server_version} ({database.kind}); dataset: "
+            f"{settings.dataset_size:,} posts; per app and scenario, {WARMUP_REQUESTS} "
+            f"warm-up requests, {count:,} timed without the profiler, {count:,} profiled",
+            highlight=False,
+        )
+        session.begin_measuring()
+        for scenario in PROFILED_SCENARIOS:
+            for app in settings.apps:
+                console.print(f"  profiling {app} · {SCENARIOS[scenario].label} …", highlight=False)
+                prof_file = f"{app}-{scenario}.prof"
+                summary = run_one(
+                    app,
+                    scenario,
+                    count,
+                    run_dir / prof_file,
+                    database.url,
+                    pinning.app_cpus if pinning.enabled else None,
+                )
+                versions[app] = summary["versions"]
+                compiled_pydantic = is_compiled_pydantic_1(summary["versions"])
+                bucketed = read_profile(run_dir / prof_file, count, compiled_pydantic)
+                profile[scenario][app] = {
+                    **bucketed.as_dict(),
+                    "unprofiled_us_per_request": per_request_us(summary["unprofiled_s"], count),
+                    "prof_file": prof_file,
+                }
+    session.finish(
+        build_profile_results(settings, WARMUP_REQUESTS, database, pinning, versions, profile)
+    )
     console.print(how_to_open(run_dir), highlight=False)
     return run_dir
 
@@ -166,29 +134,3 @@ def is_compiled_pydantic_1(versions: dict[str, Any]) -> bool:
     return str(versions.get("pydantic", "")).startswith("1.") and bool(
         versions.get("pydantic_compiled")
     )
-
-
-NOTES = [
-    "Times are wall-clock time in the profiled thread (cProfile's clock): the database's round "
-    "trips include PostgreSQL's own time, and a busy machine (other programs on the same "
-    "CPUs) stretches every figure.",
-    "Under the profiler every function call it sees costs extra, so the totals are inflated "
-    "(compare the row without the profiler), and call-heavy Python code (jsonable_encoder) "
-    "more than compiled code (pydantic-core, compiled Pydantic 1, whose inner calls it does "
-    "not see): read the shares, not the µs, and expect v1's FastAPI encoding share to be "
-    "overstated and its compiled Pydantic share understated.",
-    "What differs from the served app: requests are driven in-process as ASGI calls, one at a "
-    "time, through the whole middleware stack, with no HTTP server or client; and FastAPI's "
-    "sync routes, dependencies and response validation run inline on the event loop's thread "
-    "(anyio.to_thread.run_sync is patched), because cProfile sees only its own thread. The "
-    "served app pays for a thread hop there instead.",
-    "Pydantic 1.10 is Cython-compiled: cProfile cannot see into it, so its time is the own "
-    "time of the functions that call it — FastAPI's _model_dump (model.dict()) and "
-    "_validate_value_with_model_field (query parameters), and the harness's "
-    "call_compiled_pydantic (response validation) — counted as 'Pydantic 1, compiled'. "
-    "Python code it calls back (the app's @validator) is visible and counts as the app's. "
-    "Other brief calls of FastAPI into compiled Pydantic (attribute reads of its ModelField) "
-    "stay in FastAPI's buckets.",
-    "Helpers count where they are called from: built-in C functions not named after a library, "
-    "the standard library (but json) and fastapi/_compat/, split by pstats' caller edges.",
-]

@@ -10,7 +10,6 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
 from loadtest.modes.options import add_results_dir
 
-NAME = "report"
 SUMMARY = (
     "RUN_DIR [RUN_DIR]: rebuild a run's report.md (and report.html) from its results.json, or "
     "compare two benchmark runs (seconds)"

@@ -1,53 +1,28 @@
 """Rebuild a run's reports from its results.json (any mode's), or compare two benchmark runs
 side by side (e.g. before and after an upgrade)."""
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from loadtest.lab.errors import LabError
+from loadtest.modes.registry import KINDS, mode_of_kind
 from loadtest.output.results_file import read_results
 from loadtest.output.text import print_table
 
-Reporter = tuple[
-    Callable[[Path, dict[str, Any]], list[Path]], Callable[[dict[str, Any], Console], None]
-]
 
-
-def reporter(kind: str) -> Reporter:
-    """The mode's (write_reports, print_report), imported only when needed."""
-    if kind == "benchmark":
-        from loadtest.modes.benchmark import report as benchmark
-
-        return benchmark.write_reports, benchmark.print_report
-    if kind == "ladder":
-        from loadtest.modes.ladder import report as ladder
-
-        return ladder.write_reports, ladder.print_report
-    if kind == "micro":
-        from loadtest.modes.micro import report as micro
-
-        return micro.write_reports, micro.print_report
-    if kind == "scale":
-        from loadtest.modes.scale import report as scale
-
-        return scale.write_reports, scale.print_report
-    if kind == "sweep":
-        from loadtest.modes.sweep import report as sweep
-
-        return sweep.write_reports, sweep.print_report
-    from loadtest.modes.profile import report as profile
-
-    return profile.write_reports, profile.print_report
+def read_run(run_dir: Path) -> dict[str, Any]:
+    """A run's results.json, of any mode's kind (the registry's), upgraded if it is old."""
+    return read_results(run_dir, KINDS)
 
 
 def rebuild(run_dir: Path, console: Console) -> Path:
-    results = read_results(run_dir)
-    write_reports, print_report = reporter(results["kind"])
-    written = write_reports(run_dir, results)
-    print_report(results, console)
+    results = read_run(run_dir)
+    mode = mode_of_kind(results["kind"])
+    assert mode is not None  # read_results knows only the registry's kinds
+    written = mode.report.write_reports(run_dir, results)
+    mode.report.print_report(results, console)
     if "upgraded_from" in results:
         console.print(
             f"(results.json is schema_version {results['upgraded_from']}: read as version "
@@ -69,7 +44,7 @@ def compare(run_dirs: tuple[Path, ...], results_dir: Path, console: Console) -> 
 
     if run_dirs[0].resolve() == run_dirs[1].resolve():
         raise LabError("both arguments are the same run; give two different runs")
-    runs = [(run_name(run_dir), read_results(run_dir)) for run_dir in run_dirs]
+    runs = [(run_name(run_dir), read_run(run_dir)) for run_dir in run_dirs]
     for (_, results), run_dir in zip(runs, run_dirs, strict=True):
         if results["kind"] != "benchmark":
             raise LabError(

@@ -23,7 +23,6 @@ from loadtest.modes.scale.settings import (
     ScaleSettings,
 )
 
-NAME = "scale"
 SUMMARY = (
     "start-up and memory at scale: generated apps of 10, 100 and 500 models (two routes each) "
     "in each arm's own idiom, fresh processes, with defer_build as a variant (~6 min; --quick "

@@ -7,7 +7,9 @@ from typing import Any
 from loadtest.analysis.ratio import paired_ratio
 from loadtest.analysis.stats import summarize
 from loadtest.lab.arms import ARMS
+from loadtest.lab.pinning import PinningPlan
 from loadtest.modes.scale.generator import MODELS_PER_ROUTER
+from loadtest.modes.scale.settings import ScaleSettings
 from loadtest.modes.scale.subjects import Subject, comparisons
 
 
@@ -126,3 +128,26 @@ def summarise(
 
 def median_of(scale: dict[str, Any], key: str, models: int, metric: str) -> float | None:
     return scale["figures"][key][str(models)][metric]["median"]
+
+
+def build_scale_results(
+    settings: ScaleSettings,
+    subjects: list[Subject],
+    samples: list[dict[str, Any]],
+    versions: dict[str, dict[str, Any]],
+    pinning: PinningPlan,
+) -> dict[str, Any]:
+    """What results.json holds after its header (modes/session.py)."""
+    return {
+        "settings": {
+            "apps": list(settings.apps),
+            "models": list(settings.models),
+            "defer_build": settings.defer_build,
+            "flat": settings.flat,
+            "quick": settings.quick,
+            "processes": settings.plan.processes,
+            "seed": settings.seed,
+            "pinning": pinning.as_dict(),
+        },
+        "scale": summarise(subjects, settings.models, samples, versions, settings.seed),
+    }

@@ -15,7 +15,6 @@ subjects for the ratios.
 import subprocess
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +25,13 @@ from loadtest.lab.apps import RunningApp, start_app
 from loadtest.lab.arms import arm_python, rotations
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import read_tree_memory
-from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.processes import child_environment
 from loadtest.lab.startup import HEALTH_POLL_S, import_timing_command, kill_now, read_import_seconds
 from loadtest.modes.scale.generator import MODULE, Route, ScaleApp, generate, routes_of
-from loadtest.modes.scale.report import print_report, write_reports
-from loadtest.modes.scale.results import METRICS, summarise
+from loadtest.modes.scale.results import METRICS, build_scale_results
 from loadtest.modes.scale.settings import ScaleSettings
 from loadtest.modes.scale.subjects import Subject, plan_subjects
-from loadtest.output.results_file import run_header, write_results
-from loadtest.output.run_folder import run_folder
+from loadtest.modes.session import open_session
 
 KIND = "scale"
 START_TIMEOUT_S = 120  # the biggest app on a slow machine; a hang still ends
@@ -166,16 +162,12 @@ def measure_process(
 
 
 def run_scale(settings: ScaleSettings, console: Console) -> Path:
-    started_at = datetime.now(UTC)
     subjects = plan_subjects(settings.apps, settings.defer_build, settings.flat)
     processes = settings.plan.processes
-    with (
-        run_folder(settings.results_dir, started_at, KIND) as folder,
-        tempfile.TemporaryDirectory(prefix="lab-scale-") as scratch,
-    ):
-        run_dir = folder.path
-        console.print(f"Results go to {run_dir}", highlight=False)
-        pinning = plan_pinning(settings.pin)
+    with open_session(KIND, settings.results_dir, console) as session:
+        run_dir = session.run_dir
+        scratch = session.stack.enter_context(tempfile.TemporaryDirectory(prefix="lab-scale-"))
+        pinning = session.pin(settings.pin, runner=False)
         cpus = pinning.app_cpus if pinning.enabled else None
         folders: dict[str, Path] = {}
         for models in settings.models:
@@ -187,8 +179,7 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
         console.print(
             f"Generated apps: {', '.join(str(m) for m in settings.models)} models (two routes "
             f"each, ten models per router), seed {settings.seed}, into {scratch} (deleted at "
-            f"the end). Subjects: {', '.join(subject.key for subject in subjects)}; "
-            f"{pinning.note}.",
+            f"the end). Subjects: {', '.join(subject.key for subject in subjects)}.",
             highlight=False,
         )
 
@@ -215,7 +206,7 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
         for models in settings.models:
             for subject in subjects:
                 _, versions[subject.key] = sample(subject, models, "verify", verify=True)
-        folder.begin_measuring()
+        session.begin_measuring()
         samples: list[dict[str, Any]] = []
         for models in settings.models:
             began = time.monotonic()
@@ -231,22 +222,5 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
                         {"subject": subject.key, "models": models, "round": round_number} | figures
                     )
             console.print(f"    done in {time.monotonic() - began:.0f}s", highlight=False)
-    results = {
-        **run_header(started_at),
-        "settings": {
-            "apps": list(settings.apps),
-            "models": list(settings.models),
-            "defer_build": settings.defer_build,
-            "flat": settings.flat,
-            "quick": settings.quick,
-            "processes": processes,
-            "seed": settings.seed,
-            "pinning": pinning.as_dict(),
-        },
-        "scale": summarise(subjects, settings.models, samples, versions, settings.seed),
-    }
-    document = write_results(run_dir, KIND, results)
-    write_reports(run_dir, document)
-    print_report(document, console)
-    console.print(f"Results: {run_dir}", highlight=False)
+    session.finish(build_scale_results(settings, subjects, samples, versions, pinning))
     return run_dir

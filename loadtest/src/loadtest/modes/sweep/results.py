@@ -4,7 +4,6 @@ by the cell's group in each round, median and 95% CI; and where the read curves 
 and 3x."""
 
 import math
-from datetime import datetime
 from typing import Any
 
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
@@ -13,9 +12,9 @@ from loadtest.analysis.paired_windows import by_group, median_of
 from loadtest.analysis.ratio import PairedRatio, paired_ratio
 from loadtest.analysis.stats import round_or_none
 from loadtest.lab.arms import comparisons
-from loadtest.lab.pinning import PinningPlan
 from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.locust_runs import LocustRun
+from loadtest.load.paired import PairedSetup
 from loadtest.load.schedule import Schedule
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.sweep.cells import Cell, CellProbe, CellRequest, sweep_arm
@@ -157,8 +156,9 @@ def sweep_flags(
 
 
 def build_sweep_results(
-    *,
     settings: SweepSettings,
+    setup: PairedSetup,
+    *,
     cells: list[Cell],
     requests: dict[Cell, CellRequest],
     probes: dict[Cell, dict[str, CellProbe]],
@@ -166,13 +166,8 @@ def build_sweep_results(
     schedule: Schedule,
     records: list[WindowRecord],
     locust: LocustRun,
-    calibration: dict[str, Any] | None,
-    versions: dict[str, dict[str, Any]],
-    host: dict[str, object],
-    pinning: PinningPlan,
-    started_at: datetime,
-    finished_at: datetime,
 ) -> dict[str, Any]:
+    """What results.json holds after its header (modes/session.py)."""
     pairs = comparisons(settings.apps)
     cell_results = []
     for cell in cells:
@@ -214,24 +209,21 @@ def build_sweep_results(
         )
     comparison_names = [f"{app}/{reference}" for app, reference in pairs]
     return {
-        "started_at": started_at.isoformat(),
-        "finished_at": finished_at.isoformat(),
-        "host": host,
-        "pinning": pinning.as_dict(),
+        "pinning": setup.pinning.as_dict(),
         "settings": describe_settings(settings),
-        "versions": versions,
+        "versions": setup.versions,
         "shapes": {shape: SHAPES[shape] for shape in settings.shapes},
         "comparisons": comparison_names,
         "cells": cell_results,
         "crossings": {name: crossings(cell_results, name) for name in comparison_names},
-        "calibration": calibration,
+        "calibration": setup.calibration,
         "locust": locust.summary(),
         "measured_s": round(schedule.end - schedule.start, 1),
         "flags": sweep_flags(
             cell_results,
             records,
             locust,
-            min(settings.load_processes, len(pinning.load_cpus)) or 1,
+            min(settings.load_processes, len(setup.pinning.load_cpus)) or 1,
             settings.apps,
         ),
         "windows": [record.as_dict() for record in records],

@@ -6,7 +6,6 @@ round, every cell a group of one window per arm, the apps' order rotating."""
 import json
 import math
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -15,16 +14,14 @@ from rich.console import Console
 from loadtest.lab.apps import RunningApp
 from loadtest.load.locust_runs import LOCUSTFILES, LocustRun
 from loadtest.load.paired import (
-    CALIBRATION_S,
-    PairedSession,
     app_cpu_capacity,
     locust_start_s,
     locust_tail_s,
-    paired_session,
     run_paired_locust,
 )
 from loadtest.load.schedule import Schedule
 from loadtest.load.windows import WindowRecord, build_window_records, tally_by_name
+from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
 from loadtest.modes.sweep.cells import (
     Cell,
     CellProbe,
@@ -36,11 +33,9 @@ from loadtest.modes.sweep.cells import (
     split_arm,
     sweep_arm,
 )
-from loadtest.modes.sweep.report import print_report, write_reports
 from loadtest.modes.sweep.results import build_sweep_results
 from loadtest.modes.sweep.settings import SweepSettings
 from loadtest.modes.sweep.timetable import CellTiming, build_sweep_schedule, cell_timing
-from loadtest.output.results_file import write_results
 
 KIND = "sweep"
 SWEEP_LOCUSTFILE = LOCUSTFILES / "sweep_users.py"
@@ -51,42 +46,36 @@ PREPARATION_S = 20.0
 def run_sweep(settings: SweepSettings, console: Console) -> Path:
     """Start the apps, verify and time every cell, sweep, write results/<timestamp>-sweep/."""
     cells = plan_cells(settings)
-    estimate = PREPARATION_S + (CALIBRATION_S if settings.calibrate else 0)
-    # The bulk cells write to the database; the others never read it.
-    with paired_session(settings, KIND, console, estimate) as session:
+    check_local_arms(settings)
+    with open_session(KIND, settings.results_dir, console) as session:
+        # The bulk cells write to the database; the others never read it.
+        estimate = PREPARATION_S + (CALIBRATION_S if settings.calibrate else 0)
+        arms = session.start_paired_arms(settings, estimate)
         requests = {cell: cell_request(cell, settings.comments) for cell in cells}
-        probes = verify_cells(session.apps, requests)
-        session.progress.note(
-            f"every cell of {', '.join(session.apps)} verified ({len(cells)} cells, reads "
-            "identical in every arm)"
+        probes = verify_cells(arms.apps, requests)
+        arms.progress.note(
+            f"every cell of {', '.join(arms.apps)} verified ({len(cells)} cells, reads identical "
+            "in every arm)"
         )
         timings = {
             cell: cell_timing(settings, {app: probe.seconds for app, probe in probes[cell].items()})
             for cell in cells
         }
-        records, locust, schedule = measure_sweep(settings, session, cells, requests, timings)
-        versions = {app: running.versions for app, running in session.apps.items()}
-    results = build_sweep_results(
-        settings=settings,
-        cells=cells,
-        requests=requests,
-        probes=probes,
-        timings=timings,
-        schedule=schedule,
-        records=records,
-        locust=locust,
-        calibration=session.calibration,
-        versions=versions,
-        host=session.host,
-        pinning=session.pinning,
-        started_at=session.started_at,
-        finished_at=datetime.now(UTC),
-    )
-    document = write_results(session.run_dir, KIND, results)
-    write_reports(session.run_dir, document)
-    print_report(document, console)
-    console.print(
-        f"\nWrote {session.run_dir}/results.json, report.md and report.html", highlight=False
+        records, locust, schedule = measure_sweep(
+            settings, arms, session.run_dir, cells, requests, timings
+        )
+    session.finish(
+        build_sweep_results(
+            settings,
+            arms.setup,
+            cells=cells,
+            requests=requests,
+            probes=probes,
+            timings=timings,
+            schedule=schedule,
+            records=records,
+            locust=locust,
+        )
     )
     return session.run_dir
 
@@ -136,12 +125,13 @@ def write_plan(
 
 def measure_sweep(
     settings: SweepSettings,
-    session: PairedSession,
+    arms: PairedArms,
+    run_dir: Path,
     cells: list[Cell],
     requests: dict[Cell, CellRequest],
     timings: dict[Cell, CellTiming],
 ) -> tuple[list[WindowRecord], LocustRun, Schedule]:
-    apps, run_dir = session.apps, session.run_dir
+    apps, pinning, progress = arms.apps, arms.pinning, arms.progress
     launched = time.time()
     hosts = {sweep_arm(cell, app): apps[app].base_url for cell in cells for app in apps}
     schedule = build_sweep_schedule(
@@ -152,7 +142,7 @@ def measure_sweep(
     plan_path = run_dir / "sweep.plan.json"
     write_plan(plan_path, cells, settings.apps, requests, timings)
     duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
-    session.progress.begin(
+    progress.begin(
         f"sweep · {len(cells)} cells × {' / '.join(apps)} in {settings.pairs} rounds", duration_s
     )
     locust, cpu = run_paired_locust(
@@ -160,12 +150,12 @@ def measure_sweep(
         schedule,
         schedule_path,
         {arm: apps[split_arm(arm)[1]] for arm in hosts},
-        session.pinning,
+        pinning,
         run_dir / "sweep",
-        session.progress,
+        progress,
         duration_s=duration_s,
         user_class="SweepUser",
-        database_pid=session.database.server_pid,
+        database_pid=arms.database.server_pid,
         during="the sweep",
         locustfile=SWEEP_LOCUSTFILE,
         extra_arguments=["--sweep-plan", str(plan_path)],
@@ -175,6 +165,6 @@ def measure_sweep(
         tallies=tally_by_name(locust.entries),
         cpu=cpu,
         repeat=1,
-        app_cpu_capacity=app_cpu_capacity(settings, session.pinning),
+        app_cpu_capacity=app_cpu_capacity(settings, pinning),
     )
     return records, locust, schedule

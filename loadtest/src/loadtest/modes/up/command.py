@@ -20,7 +20,6 @@ from loadtest.modes.options import (
 )
 from loadtest.modes.up.settings import LOCUST_WEB_PORT, UpSettings
 
-NAME = "up"
 SUMMARY = (
     "PostgreSQL with the dataset, every arm and the locust web UI, until Ctrl-C (ready in "
     "about 15 s)"
