@@ -79,7 +79,7 @@ def make_run(
                 WindowRecord(
                     repeat=repeat,
                     scenario=scenario,
-                    arm=arm,
+                    slot=arm,
                     window=len(windows),
                     round=round_,
                     started_at=1000.0 + len(windows),

@@ -30,7 +30,7 @@ def schedule_for(hosts=HOSTS, rounds: int = 4, warmup_s: float = 2.0) -> Schedul
 
 def test_two_arms_alternate_abba() -> None:
     assert rotations(("v1", "v2"), 4) == [["v1", "v2"], ["v2", "v1"], ["v1", "v2"], ["v2", "v1"]]
-    order = [window.arm for window in schedule_for().measured()]
+    order = [window.slot for window in schedule_for().measured()]
     assert order == ["v1", "v2", "v2", "v1", "v1", "v2", "v2", "v1"]
 
 
@@ -54,18 +54,18 @@ def test_every_arm_gets_the_same_windows_back_to_back() -> None:
     hosts = {"v1": "h1", "v2": "h2", "v2-latest": "h3"}
     schedule = schedule_for(hosts, rounds=5)
     measured = schedule.measured()
-    assert [sum(w.arm == arm for w in measured) for arm in hosts] == [5, 5, 5]
+    assert [sum(w.slot == arm for w in measured) for arm in hosts] == [5, 5, 5]
     assert {round(w.duration_s, 9) for w in measured} == {0.8}  # 1 s less 0.2 s settling
     for earlier, later in zip(schedule.windows, schedule.windows[1:], strict=False):
         assert later.start == earlier.end  # no gaps: the load never pauses
     for round_ in range(5):
-        assert sorted(w.arm for w in measured if w.round == round_) == sorted(hosts)
+        assert sorted(w.slot for w in measured if w.round == round_) == sorted(hosts)
 
 
 def test_warm_up_windows_come_first_one_per_arm() -> None:
     schedule = schedule_for()
     warmups = [window for window in schedule.windows if window.kind == WARMUP]
-    assert [(w.arm, w.start, w.end) for w in warmups] == [
+    assert [(w.slot, w.start, w.end) for w in warmups] == [
         ("v1", 1000.0, 1002.0),
         ("v2", 1002.0, 1004.0),
     ]
@@ -77,7 +77,7 @@ def test_requests_are_named_by_the_window_they_start_in() -> None:
     schedule = schedule_for()
     assert schedule.window_at(999.9) is None and schedule.window_at(schedule.end) is None
     first_measured = schedule.window_at(1004.1)
-    assert first_measured is not None and first_measured.arm == "v1"
+    assert first_measured is not None and first_measured.slot == "v1"
     assert request_name(first_measured, 1004.1) == "v1 | 2 | settle"
     assert request_name(first_measured, 1004.2) == "v1 | 2 | measured"
     assert request_name(schedule.window_at(1005.5), 1005.5) == "v2 | 3 | measured"

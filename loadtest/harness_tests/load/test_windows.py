@@ -7,7 +7,7 @@ import pytest
 
 from loadtest.load.locust_runs import read_locust_json
 from loadtest.load.schedule import build_schedule
-from loadtest.load.windows import WindowCpu, build_window_records, per_arm, tally_by_name
+from loadtest.load.windows import WindowCpu, build_window_records, per_slot, tally_by_name
 
 SCHEDULE = build_schedule(
     scenario="write",
@@ -64,7 +64,7 @@ def test_windows_are_counted_from_locust_names(tmp_path: Path) -> None:
     records = build_window_records(
         schedule=SCHEDULE, tallies=tallies, cpu=cpu, repeat=1, app_cpu_capacity=1.0
     )
-    assert [(r.arm, r.window, r.round) for r in records] == [
+    assert [(r.slot, r.window, r.round) for r in records] == [
         ("v1", 2, 0),
         ("v2", 3, 0),
         ("v2", 4, 1),
@@ -87,9 +87,9 @@ def test_acknowledged_requests_count_every_phase(tmp_path: Path) -> None:
     run = read_locust_json(locust_output(tmp_path), tmp_path / "write.log")
     # warm-up, settle and measured: every 2xx is a write the database must hold.
     tallies = tally_by_name(run.entries)
-    assert per_arm(tallies, "successes") == {"v1": 50 + 9 + 78 + 70, "v2": 39 + 160 + 150}
-    assert per_arm(tallies, "failures") == {"v1": 2, "v2": 1}
-    assert per_arm(tallies, "requests", "warmup") == {"v1": 50, "v2": 40}
+    assert per_slot(tallies, "successes") == {"v1": 50 + 9 + 78 + 70, "v2": 39 + 160 + 150}
+    assert per_slot(tallies, "failures") == {"v1": 2, "v2": 1}
+    assert per_slot(tallies, "requests", "warmup") == {"v1": 50, "v2": 40}
 
 
 def test_a_window_locust_never_named_counts_zero(tmp_path: Path) -> None:

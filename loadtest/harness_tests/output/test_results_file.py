@@ -26,7 +26,7 @@ def test_version_and_kind_come_first(tmp_path: Path) -> None:
     assert read_results(tmp_path, KINDS) == written  # the current version is read as it is
 
 
-def test_a_version_3_benchmark_reads_as_version_4(tmp_path: Path) -> None:
+def test_a_version_3_benchmark_reads_as_the_current_version(tmp_path: Path) -> None:
     current = build(steady_runs())
     old = json.loads(json.dumps(current))
     old["schema_version"] = 3
@@ -82,9 +82,25 @@ def test_ladder_and_micro_runs_from_before_versions_read_in_the_one_spelling(
 
 
 @pytest.mark.parametrize(
+    ("kind", "old_arm", "arm", "variant"),
+    [
+        ("ladder", "v2/plain_orjson", "v2", "plain_orjson"),
+        ("sweep", "nested-1000@v2-latest", "v2-latest", "nested-1000"),
+        ("benchmark", "v1-shim", "v1-shim", None),
+    ],
+)
+def test_a_version_4_window_reads_with_its_arm_and_its_variant_apart(
+    tmp_path: Path, kind: str, old_arm: str, arm: str, variant: str | None
+) -> None:
+    old = {"schema_version": 4, "kind": kind, "windows": [{"arm": old_arm, "rps": 10.0}]}
+    [window] = read_results(write_raw(tmp_path / kind, old), KINDS)["windows"]
+    assert window == {"arm": arm, "variant": variant, "rps": 10.0}
+
+
+@pytest.mark.parametrize(
     ("document", "message"),
     [
-        ({"schema_version": 5, "kind": "benchmark"}, "a newer file needs a newer lab"),
+        ({"schema_version": 6, "kind": "benchmark"}, "a newer file needs a newer lab"),
         ({"schema_version": 4, "kind": "sweep-of-the-future"}, "of the kinds benchmark, ladder"),
         ({"apps": {}}, "has schema_version None and kind None"),
         ([1, 2], "is not a results file (no JSON object)"),

@@ -12,6 +12,7 @@ import pytest
 
 from harness_tests.runner import TINY_RUN, lab_processes, port_options, run_runner
 from loadtest.modes.benchmark.completeness import gaps
+from loadtest.output.results_file import SCHEMA_VERSION
 
 ARMS = ("v1", "v2", "v2-latest")
 SCENARIOS = ("read", "synthetic", "write")
@@ -39,7 +40,7 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, s
 def test_run_writes_complete_results(finished_run) -> None:
     latest, _, _ = finished_run
     results = json.loads((latest / "results.json").read_text())
-    assert (results["schema_version"], results["kind"]) == (4, "benchmark")
+    assert (results["schema_version"], results["kind"]) == (SCHEMA_VERSION, "benchmark")
     assert results["settings"]["repeats"] == 2
     assert results["settings"]["arm_order"] == [list(ARMS), ["v2", "v2-latest", "v1"]]
     assert results["settings"]["database"]["kind"] == "embedded"

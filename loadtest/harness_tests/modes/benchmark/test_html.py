@@ -73,7 +73,7 @@ def test_report_mode_reads_a_schema_2_run(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "report.html").read_text().count("<svg") == 5  # no start-up chart
     assert "READ ratio to v1 [95% CI]" in result.stdout and "3.00x [3.00–3.00]" in result.stdout
-    assert "results.json is schema_version 2: read as version 4" in result.stdout
+    assert "results.json is schema_version 2: read as version 5" in result.stdout
     assert (tmp_path / "results.json").read_text() == before  # upgraded in memory only
 
 
@@ -99,14 +99,14 @@ def test_runs_without_ratios_draw_no_ratio_chart(tmp_path: Path) -> None:
         (["{empty}"], "holds no results.json (is it a run directory?)"),
         (
             ["{old}"],
-            "has schema_version 1 and kind None; this version of the lab reads versions 2-4",
+            "has schema_version 1 and kind None; this version of the lab reads versions 2-5",
         ),
         (["{broken}"], "cannot read"),
         (["{mangled}", "{mangled}"], "both arguments are the same run"),
         (["{mangled}"], "a results.json lacks or mangles a field the report needs"),
         (["{ladder}", "{mangled}"], "is a ladder run: two runs are compared for benchmark runs"),
         (["{ladder}"], "a results.json lacks or mangles a field the report needs"),
-        (["{future}"], "has schema_version 5 and kind 'benchmark'"),
+        (["{future}"], "has schema_version 6 and kind 'benchmark'"),
     ],
 )
 def test_report_mode_errors_are_one_line(tmp_path: Path, arguments, message: str) -> None:
@@ -116,7 +116,7 @@ def test_report_mode_errors_are_one_line(tmp_path: Path, arguments, message: str
         "broken": "{",
         "mangled": '{"schema_version": 3}',
         "ladder": '{"kind": "ladder"}',
-        "future": '{"schema_version": 5, "kind": "benchmark"}',
+        "future": '{"schema_version": 6, "kind": "benchmark"}',
     }
     for name, content in folders.items():
         (tmp_path / name).mkdir()

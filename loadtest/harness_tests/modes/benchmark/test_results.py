@@ -1,4 +1,4 @@
-"""A benchmark's results.json (schema_version 4): window records, medians, paired ratios with
+"""A benchmark's results.json: window records, medians, paired ratios with
 CIs, start-up, flags."""
 
 import json
@@ -22,11 +22,12 @@ from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.registry import KINDS
-from loadtest.output.results_file import read_results, write_results
+from loadtest.output.results_file import SCHEMA_VERSION, read_results, write_results
 from loadtest.output.run_folder import link_latest
 
 WINDOW_KEYS = {
     "arm",
+    "variant",
     "scenario",
     "window",
     "started_at",
@@ -44,7 +45,7 @@ WINDOW_KEYS = {
 
 def test_build_results_has_the_documented_keys() -> None:
     results = build(steady_runs())
-    assert (results["schema_version"], results["kind"]) == (4, "benchmark")
+    assert (results["schema_version"], results["kind"]) == (SCHEMA_VERSION, "benchmark")
     assert {
         "settings",
         "host",

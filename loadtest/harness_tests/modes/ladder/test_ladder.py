@@ -14,16 +14,11 @@ from commons.synthetic import build_ladder_posts
 from harness_tests.runner import only_run, port_options, run_runner
 from loadtest.lab.errors import LabError
 from loadtest.load.locust_runs import LocustRun
-from loadtest.load.verify import verify_ladder
+from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.ladder.results import (
-    add_floor_shares,
-    ladder_arm,
-    ladder_flags,
-    rung_figures,
-    split_arm,
-)
+from loadtest.modes.ladder.results import add_floor_shares, ladder_flags, rung_figures, rung_slot
 from loadtest.modes.ladder.runner import check_rungs, ladder_groups
+from loadtest.modes.ladder.verify import verify_ladder
 
 UPPER = [rung for rung in RUNG_NAMES if rung != BASE_RUNG]
 
@@ -34,9 +29,9 @@ def test_every_group_holds_each_apps_rung_next_to_its_response_model() -> None:
     base_first = Counter()
     for group in groups:
         assert len(group) == 4 and len(set(group)) == 4
-        [rung] = {split_arm(arm)[1] for arm in group} - {BASE_RUNG}
+        [rung] = {Slot.parse(slot).variant for slot in group} - {BASE_RUNG}
         for app in ("v1", "v2"):
-            base, own = group.index(ladder_arm(app, BASE_RUNG)), group.index(ladder_arm(app, rung))
+            base, own = group.index(rung_slot(app, BASE_RUNG)), group.index(rung_slot(app, rung))
             assert abs(base - own) == 1, group  # adjacent windows
             base_first[(app, rung)] += base < own
     # Over four rounds each app takes response_model first in exactly half of each rung's groups.
@@ -49,7 +44,8 @@ def test_every_rung_comes_once_a_round_in_a_rotating_place() -> None:
     firsts = []
     for round_groups in rounds:
         rungs = [
-            split_arm(next(a for a in g if not a.endswith(BASE_RUNG)))[1] for g in round_groups
+            Slot.parse(next(s for s in g if not s.endswith(BASE_RUNG))).variant
+            for g in round_groups
         ]
         assert sorted(rungs) == sorted(UPPER)
         firsts.append(rungs[0])
@@ -57,12 +53,12 @@ def test_every_rung_comes_once_a_round_in_a_rotating_place() -> None:
 
 
 def window(
-    arm: str, group: int, requests: int, app_cpu_s: float, failures: int = 0
+    slot: str, group: int, requests: int, app_cpu_s: float, failures: int = 0
 ) -> WindowRecord:
     return WindowRecord(
         repeat=1,
         scenario="ladder",
-        arm=arm,
+        slot=slot,
         window=0,
         round=group,
         started_at=0.0,

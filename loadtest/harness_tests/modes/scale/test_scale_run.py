@@ -16,6 +16,7 @@ from harness_tests.runner import (
     run_runner,
 )
 from loadtest.modes.scale.results import METRICS
+from loadtest.output.results_file import SCHEMA_VERSION
 
 
 def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_path: Path) -> None:
@@ -27,7 +28,7 @@ def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_pat
     run_dir = only_run(tmp_path)
     assert run_dir.name.endswith("-scale")
     results = json.loads((run_dir / "results.json").read_text())
-    assert (results["schema_version"], results["kind"]) == (4, "scale")
+    assert (results["schema_version"], results["kind"]) == (SCHEMA_VERSION, "scale")
     scale = results["scale"]
     assert scale["models"] == [2, 4]
     assert list(scale["subjects"]) == ["v1", "v2", "v2+defer_build"]

@@ -11,8 +11,9 @@ from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixe
 from loadtest.lab.pinning import PinningPlan
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
+from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.sweep.cells import Cell, CellProbe, cell_request, sweep_arm
+from loadtest.modes.sweep.cells import Cell, CellProbe, cell_request, cell_slot
 from loadtest.modes.sweep.report import print_report, summary_lines, write_reports
 from loadtest.modes.sweep.results import build_sweep_results
 from loadtest.modes.sweep.settings import SweepSettings
@@ -51,11 +52,12 @@ def sweep_results() -> dict:
         cell: cell_timing(settings, {app: probe.seconds for app, probe in probes[cell].items()})
         for cell in cells
     }
-    hosts = {sweep_arm(cell, app): "http://x" for cell in cells for app in APPS}
+    hosts = {cell_slot(cell, app): "http://x" for cell in cells for app in APPS}
     schedule = build_sweep_schedule(settings, cells, timings, hosts, start=0.0)
     records = []
     for window in schedule.measured():
-        cell_name, _, app = window.arm.rpartition("@")
+        slot = Slot.parse(window.slot)
+        app, cell_name = slot.arm, slot.variant
         cell = next(cell for cell in cells if cell.name == cell_name)
         cost_s = COST_MS[(cell.shape, cell.size)][APPS.index(app)] / 1000
         wobble = 1 + 0.02 * ((window.round or 0) % 3)  # the machine's speed, shared by a group
@@ -64,7 +66,7 @@ def sweep_results() -> dict:
             WindowRecord(
                 repeat=1,
                 scenario="sweep",
-                arm=window.arm,
+                slot=window.slot,
                 window=window.index,
                 round=window.round or 0,
                 started_at=window.measure_start,

@@ -29,11 +29,11 @@ def test_a_gain_is_read_from_cpu_where_the_load_generator_held_an_arm_back() -> 
 
 
 def test_an_empty_window_makes_no_pair_on_either_side() -> None:
-    def record(arm: str, round_: int, requests: int) -> WindowRecord:
-        return WindowRecord(1, "sweep", arm, round_, round_, 0.0, 1.0, requests, 0, {})
+    def record(slot: str, round_: int, requests: int) -> WindowRecord:
+        return WindowRecord(1, "sweep", slot, round_, round_, 0.0, 1.0, requests, 0, {})
 
     cell = Cell("flat", 1)
-    records = [record("flat-1@v1", r, 100) for r in range(6)]
-    records += [record("flat-1@v2", r, 0 if r == 0 else 200) for r in range(6)]
+    records = [record("v1/flat-1", r, 100) for r in range(6)]
+    records += [record("v2/flat-1", r, 0 if r == 0 else 200) for r in range(6)]
     ratio = cell_ratios(records, cell, "v2", "v1")["rps"]
     assert ratio["pairs"] == 5 and ratio["estimate"] == 2.0

@@ -14,6 +14,7 @@ from harness_tests.runner import (
     port_options,
     run_runner,
 )
+from loadtest.output.results_file import SCHEMA_VERSION
 
 
 def test_a_real_sweep_verifies_and_times_every_cell_and_leaves_nothing_running(
@@ -31,7 +32,7 @@ def test_a_real_sweep_verifies_and_times_every_cell_and_leaves_nothing_running(
     run_dir = only_run(tmp_path)
     assert run_dir.name.endswith("-sweep")
     results = json.loads((run_dir / "results.json").read_text())
-    assert (results["schema_version"], results["kind"]) == (4, "sweep")
+    assert (results["schema_version"], results["kind"]) == (SCHEMA_VERSION, "sweep")
     assert results["comparisons"] == ["v2/v1"]
     names = [cell["name"] for cell in results["cells"]]
     assert names == [f"{shape}-{size}" for shape in results["shapes"] for size in (1, 20)]

@@ -7,7 +7,8 @@ import pytest
 
 from loadtest.lab.errors import LabError
 from loadtest.load.schedule import MEASURED, WARMUP
-from loadtest.modes.sweep.cells import Cell, cell_request, plan_cells, quick_problem, split_arm
+from loadtest.load.slots import Slot
+from loadtest.modes.sweep.cells import Cell, cell_request, cell_slot, plan_cells
 from loadtest.modes.sweep.settings import SweepSettings
 from loadtest.modes.sweep.timetable import (
     COUNTED_REQUESTS,
@@ -59,10 +60,10 @@ def test_the_schedule_rotates_the_apps_and_settles_after_slow_windows() -> None:
         cells[0]: cell_timing(SETTINGS, {"v1": 0.001, "v2": 0.001}),
         cells[1]: cell_timing(SETTINGS, {"v1": 0.2, "v2": 0.05}),
     }
-    hosts = {f"{cell.name}@{app}": f"http://{app}" for cell in cells for app in SETTINGS.apps}
+    hosts = {cell_slot(cell, app): f"http://{app}" for cell in cells for app in SETTINGS.apps}
     schedule = build_sweep_schedule(SETTINGS, cells, timings, hosts, start=100.0)
     warmups = [window for window in schedule.windows if window.kind == WARMUP]
-    assert [window.arm for window in warmups] == ["flat-1@v1", "flat-1@v2"]
+    assert [window.slot for window in warmups] == ["v1/flat-1", "v2/flat-1"]
     measured = schedule.measured()
     assert len(measured) == SETTINGS.pairs * len(cells) * len(SETTINGS.apps)
     # Contiguous: each window starts where the one before ended.
@@ -71,16 +72,16 @@ def test_the_schedule_rotates_the_apps_and_settles_after_slow_windows() -> None:
     # A group per cell and round; the apps' order rotates.
     groups: dict[int, list[str]] = {}
     for window in measured:
-        groups.setdefault(window.round or 0, []).append(window.arm)
-    assert groups[0] == ["flat-1@v1", "flat-1@v2"]
-    assert groups[1] == ["nested-1000@v2", "nested-1000@v1"]
-    assert groups[2] == ["flat-1@v2", "flat-1@v1"]
-    assert {split_arm(arm)[0] for arm in groups[3]} == {"nested-1000"}
+        groups.setdefault(window.round or 0, []).append(window.slot)
+    assert groups[0] == ["v1/flat-1", "v2/flat-1"]
+    assert groups[1] == ["v2/nested-1000", "v1/nested-1000"]
+    assert groups[2] == ["v2/flat-1", "v1/flat-1"]
+    assert {Slot.parse(slot).variant for slot in groups[3]} == {"nested-1000"}
     # After v1's nested window (2 users × 0.2 s), the next window settles for longer.
     after_slow = next(
         later
         for window, later in zip(measured, measured[1:], strict=False)
-        if window.arm == "nested-1000@v1"
+        if window.slot == "v1/nested-1000"
     )
     assert after_slow.measure_start - after_slow.start == pytest.approx(1.25 * 2 * 0.2)
     assert all(window.kind == MEASURED for window in measured)
@@ -90,7 +91,7 @@ def test_the_schedule_rotates_the_apps_and_settles_after_slow_windows() -> None:
     ("cell", "status", "content", "problem"),
     [
         (Cell("flat", 2), 200, b'{"posts":[{"is_published":1},{"is_published":1}]}', None),
-        (Cell("flat", 2), 200, b'{"posts":[{"is_published":1}]}', "expected 2 posts"),
+        (Cell("flat", 2), 200, b'{"posts":[{"is_published":1}]}', "expected 2 items"),
         (Cell("flat", 2), 500, b"oops", "status 500"),
         (Cell("bulk", 2), 201, b'{"ids":[1,2]}', None),
         (Cell("bulk", 2), 200, b'{"ids":[1,2]}', "status 200"),
@@ -102,7 +103,7 @@ def test_the_schedule_rotates_the_apps_and_settles_after_slow_windows() -> None:
 def test_every_answer_gets_a_cheap_check(
     cell: Cell, status: int, content: bytes, problem: str | None
 ) -> None:
-    assert quick_problem(cell_request(cell, 3), cell.size, status, content) == problem
+    assert cell_request(cell, 3).problem(status, content) == problem
 
 
 def test_users_never_exceed_the_cap_even_below_the_minimum() -> None:

@@ -1,5 +1,5 @@
-"""Ratios between arms over window records: an arm's window paired with the reference arm's
-window of the same round (and repeat)."""
+"""Ratios between slots over window records: a slot's window paired with the reference slot's
+window of the same round (and repeat). In the benchmark a slot is an arm."""
 
 import statistics
 from collections.abc import Callable, Iterable
@@ -13,38 +13,38 @@ PairKey = tuple[int, int]  # (repeat, round)
 def by_pair(
     records: Iterable[WindowRecord],
     scenario: str,
-    arm: str,
+    slot: str,
     value: Callable[[WindowRecord], float | None] = lambda record: record.rps,
 ) -> dict[PairKey, float]:
-    """The arm's window values (r/s unless said) by (repeat, round): the key windows pair by."""
+    """The slot's window values (r/s unless said) by (repeat, round): the key windows pair by."""
     return keyed(
-        (record for record in records if record.scenario == scenario and record.arm == arm),
+        (record for record in records if record.scenario == scenario and record.slot == slot),
         key=lambda record: (record.repeat, record.round),
         value=value,
     )
 
 
 def window_ratios(
-    records: Iterable[WindowRecord], scenario: str, arm: str, reference: str
+    records: Iterable[WindowRecord], scenario: str, slot: str, reference: str
 ) -> list[float]:
-    """Per round, the arm's window r/s over the reference's window r/s in the same round."""
+    """Per round, the slot's window r/s over the reference's window r/s in the same round."""
     records = list(records)
-    return paired_ratios(by_pair(records, scenario, arm), by_pair(records, scenario, reference))
+    return paired_ratios(by_pair(records, scenario, slot), by_pair(records, scenario, reference))
 
 
 def window_ratio(
-    records: Iterable[WindowRecord], scenario: str, arm: str, reference: str
+    records: Iterable[WindowRecord], scenario: str, slot: str, reference: str
 ) -> PairedRatio:
-    return PairedRatio.from_pairs(window_ratios(records, scenario, arm, reference))
+    return PairedRatio.from_pairs(window_ratios(records, scenario, slot, reference))
 
 
 def by_group(
-    records: Iterable[WindowRecord], arm: str, value: Callable[[WindowRecord], float | None]
+    records: Iterable[WindowRecord], slot: str, value: Callable[[WindowRecord], float | None]
 ) -> dict[int, float]:
-    """The arm's window values by the group they ran in (their `round`: in the ladder, one
-    rung's group; in the sweep, one cell's), the key a ratio between two arms pairs by."""
+    """The slot's window values by the group they ran in (their `round`: in the ladder, one
+    rung's group; in the sweep, one cell's), the key a ratio between two slots pairs by."""
     return keyed(
-        (record for record in records if record.arm == arm),
+        (record for record in records if record.slot == slot),
         key=lambda record: record.round,
         value=value,
     )

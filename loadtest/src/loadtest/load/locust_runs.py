@@ -17,7 +17,6 @@ from loadtest.load.histograms import merge_histograms
 
 LOCUST = LOADTEST_DIR / ".venv" / "bin" / "locust"
 LOCUSTFILES = Path(__file__).resolve().parent / "locustfiles"
-BENCHMARK_LOCUSTFILE = LOCUSTFILES / "benchmark_users.py"
 # Locust logs this when its own process is CPU-bound: its numbers are then a floor, not a fact.
 CPU_WARNING_MARKER = "CPU usage above"
 # In-flight requests finish when the time is up, so every acknowledged write is counted.
@@ -61,8 +60,8 @@ def locust_command(
     duration_s: float,
     output_prefix: Path,
     user_classes: Sequence[str],
+    locustfile: Path,
     load_processes: int = 1,
-    locustfile: Path = BENCHMARK_LOCUSTFILE,
     extra_arguments: Sequence[str] = (),
 ) -> list[str]:
     command = [

@@ -1,8 +1,10 @@
 """The paired run every mode that loads the arms uses: one locust process along a schedule of
-windows, every arm's (and PostgreSQL's) CPU read at each counted window's edges."""
+windows, each slot sending what the plan says, every arm's (and PostgreSQL's) CPU read at each
+counted window's edges, and one record per counted window."""
 
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,15 +16,20 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.load.locust_runs import (
-    BENCHMARK_LOCUSTFILE,
+    LOCUSTFILES,
     STOP_TIMEOUT_S,
     LocustRun,
     locust_command,
     run_locust,
 )
+from loadtest.load.plan import SlotLoad, write_slot_loads
 from loadtest.load.schedule import Schedule
 from loadtest.load.settings import PairedLoadSettings
-from loadtest.load.windows import WindowCpu
+from loadtest.load.slots import Slot
+from loadtest.load.windows import WindowCpu, WindowRecord, build_window_records, tally_by_name
+
+PAIRED_LOCUSTFILE = LOCUSTFILES / "paired_user.py"
+PAIRED_USER = "PairedUser"
 
 # Locust's start-up (imports, spawning users) before the schedule's first window; a late start
 # only shortens the first warm-up window.
@@ -58,26 +65,36 @@ def app_cpu_capacity(settings: PairedLoadSettings, pinning: PinningPlan) -> floa
     return float(min(len(pinning.app_cpus), settings.workers)) or 1.0
 
 
-def run_paired_locust(
+def run_schedule(
     settings: PairedLoadSettings,
-    schedule: Schedule,
-    schedule_path: Path,
-    apps: dict[str, RunningApp],  # arm -> its app (several arms may share one, as in the ladder)
+    build: Callable[[float], Schedule],
+    loads: dict[str, SlotLoad],
+    apps: dict[str, RunningApp],
     pinning: PinningPlan,
     prefix: Path,
     progress: ProgressDisplay,
     *,
-    duration_s: float,
-    user_class: str,
+    title: str,
     database_pid: int | None,
     during: str,
-    locustfile: Path = BENCHMARK_LOCUSTFILE,
-    extra_arguments: Sequence[str] = (),
-) -> tuple[LocustRun, dict[int, WindowCpu]]:
-    """One locust run along a schedule, CPU read at every counted window's edges; an app that
-    died meanwhile is an error, never a window of zero requests."""
+    repeat: int = 1,
+) -> tuple[Schedule, list[WindowRecord], LocustRun]:
+    """One locust run along the schedule `build(start)` makes for a start a few seconds ahead
+    (locust's own start-up), every slot sending its request (`loads`) in its windows, CPU read
+    at every counted window's edges; the schedule and the plan are kept beside locust's files
+    (`prefix`.schedule.json, `prefix`.plan.json). `apps`: every arm's running app, by name."""
+    launched = time.time()
+    schedule = build(launched + locust_start_s(settings))
+    schedule_path = prefix.with_name(f"{prefix.name}.schedule.json")
+    schedule_path.write_text(schedule.to_json())
+    plan_path = prefix.with_name(f"{prefix.name}.plan.json")
+    write_slot_loads(plan_path, loads)
+    duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
+    progress.begin(title, duration_s)
+    # Several slots may share a process (the ladder's rungs of one app).
+    slot_apps = {slot: apps[Slot.parse(slot).arm] for slot in schedule.hosts}
     boundaries = CpuBoundaries(
-        schedule, apps, database_pid, pinning.app_cpus if pinning.enabled else None
+        schedule, slot_apps, database_pid, pinning.app_cpus if pinning.enabled else None
     )
     locust = run_locust(
         locust_command(
@@ -85,10 +102,10 @@ def run_paired_locust(
             users=settings.users,
             duration_s=duration_s,
             output_prefix=prefix,
-            user_classes=[user_class],
+            user_classes=[PAIRED_USER],
             load_processes=settings.load_processes,
-            locustfile=locustfile,
-            extra_arguments=["--schedule", str(schedule_path), *extra_arguments],
+            locustfile=PAIRED_LOCUSTFILE,
+            extra_arguments=["--schedule", str(schedule_path), "--plan", str(plan_path)],
         ),
         output_prefix=prefix,
         cpus=pinning.load_cpus if pinning.enabled else None,
@@ -101,7 +118,14 @@ def run_paired_locust(
         if app.process is not None and app.process.poll() is not None:
             environment = ARMS[app.name].environment
             raise LabError(f"{environment} exited during {during} (see {environment}.log)")
-    return locust, boundaries.per_window()
+    records = build_window_records(
+        schedule=schedule,
+        tallies=tally_by_name(locust.entries),
+        cpu=boundaries.per_window(),
+        repeat=repeat,
+        app_cpu_capacity=app_cpu_capacity(settings, pinning),
+    )
+    return schedule, records, locust
 
 
 class CpuBoundaries:
@@ -110,15 +134,15 @@ class CpuBoundaries:
     def __init__(
         self,
         schedule: Schedule,
-        apps: dict[str, RunningApp],
+        apps: dict[str, RunningApp],  # slot -> its arm's app
         database_pid: int | None,
         app_cpus: tuple[int, ...] | None,  # pinned: nothing but the arms should run there
     ) -> None:
         self.schedule = schedule
         self.app_cpus = app_cpus
-        # Several arms may share a process (the ladder's rungs of one app): CPU is read once
+        # Several slots may share a process (the ladder's rungs of one app): CPU is read once
         # per process, and a window's "other arms" are the other processes.
-        self.pids = {arm: app.pid for arm, app in apps.items()}
+        self.pids = {slot: app.pid for slot, app in apps.items()}
         self.database_pid = database_pid
         moments = set()
         for window in schedule.measured():
@@ -152,7 +176,7 @@ class CpuBoundaries:
             database_cpu = None
             if start[2] is not None and end[2] is not None:
                 database_cpu = cpu_seconds_between(start[2], end[2])
-            own_pid = self.pids.get(window.arm)
+            own_pid = self.pids.get(window.slot)
             others = [seconds for pid, seconds in spent.items() if pid != own_pid]
             foreign = None
             if start[3] is not None and end[3] is not None and spent:

@@ -1,45 +1,51 @@
-"""What each scenario requests, shared by the locustfile and the verification pass."""
+"""The lab's three scenarios, READ, READ synthetic and WRITE (the reference experiment's): what
+the benchmark loads every arm with, what the web UI offers, what the profile drives."""
 
-from dataclasses import dataclass
+import json
+
+from loadtest.load.plan import ARM_PLACEHOLDER, Request, Scenario
 
 READ_PER_PAGE = 100  # as in the reference experiment
+POST_LIST_PREFIX = '{"posts":['
+POST_MARKER = '"is_published":'  # once per post of an answer
+WRITE_TITLE = "Benchmark write"
 WRITE_BODY = {
-    "title": "Benchmark write",
+    "title": f"{WRITE_TITLE} by {ARM_PLACEHOLDER}",
     "content": "Written by the load test. " * 8,
     "published_at": "2024-06-01T12:00:00Z",
 }
 
 
-def write_body(arm: str | None = None) -> dict[str, str]:
-    """The POST body; under the harness each arm writes its own title, so the rows each arm
-    stored can be counted against the writes it acknowledged while the arms share a table."""
-    if arm is None:
-        return WRITE_BODY
-    return {**WRITE_BODY, "title": write_title(arm)}
-
-
 def write_title(arm: str) -> str:
-    return f"{WRITE_BODY['title']} by {arm}"
+    """The title of the posts an arm writes in WRITE."""
+    return f"{WRITE_TITLE} by {arm}"
 
 
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    method: str
-    path: str
-    expected_status: int
-    label: str  # the row name in the table
-
-    @property
-    def expected_posts(self) -> int | None:
-        return READ_PER_PAGE if self.method == "GET" else None
+def post_list(path: str, posts: int) -> Request:
+    """A GET answered by `{"posts": [...]}` holding `posts` posts."""
+    return Request("GET", path, prefix=POST_LIST_PREFIX, marker=POST_MARKER, count=posts)
 
 
 SCENARIOS = {
-    "read": Scenario("read", "GET", f"/posts?per_page={READ_PER_PAGE}", 200, "READ"),
-    "synthetic": Scenario(
-        "synthetic", "GET", f"/posts_synthetic?per_page={READ_PER_PAGE}", 200, "READ synthetic"
-    ),
-    "write": Scenario("write", "POST", "/posts", 201, "WRITE"),
+    scenario.name: scenario
+    for scenario in (
+        Scenario("read", "READ", post_list(f"/posts?per_page={READ_PER_PAGE}", READ_PER_PAGE)),
+        Scenario(
+            "synthetic",
+            "READ synthetic",
+            post_list(f"/posts_synthetic?per_page={READ_PER_PAGE}", READ_PER_PAGE),
+        ),
+        Scenario(
+            "write",
+            "WRITE",
+            Request(
+                "POST",
+                "/posts",
+                json.dumps(WRITE_BODY, separators=(",", ":")),
+                status=201,
+                prefix='{"id":',
+            ),
+        ),
+    )
 }
 SCENARIO_NAMES = tuple(SCENARIOS)

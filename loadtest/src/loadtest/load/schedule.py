@@ -1,9 +1,10 @@
-"""The paired protocol's timetable: which arm takes the load when, shared by every locust process.
+"""The paired protocol's timetable: which slot takes the load when, shared by every locust
+process (a slot: an arm, or an arm and its variant, load/slots.py).
 
 Per scenario, one locust run walks a schedule of short windows on the wall clock: first a
-discarded warm-up window per arm, then rounds in which every arm has one window. Rounds
+discarded warm-up window per slot, then rounds in which every slot has one window. Rounds
 rotate the order (v1 v2 | v2 v1 | ... and, for three arms, a b c | b c a | c a b), so each
-window has a window of every other arm within seconds and no arm always goes first. A ratio
+window has a window of every other slot within seconds and none always goes first. A ratio
 is then formed per round, between windows that ran under nearly the same machine speed.
 
 Requests are tagged by the window in which they *start* (`request_name`). The first
@@ -27,10 +28,10 @@ NAME_SEPARATOR = " | "
 @dataclass(frozen=True)
 class Window:
     index: int
-    arm: str
+    slot: str
     kind: str  # WARMUP or MEASURED
     round: int | None  # measured windows: the round they are paired in
-    start: float  # epoch seconds: the arm takes the load from here
+    start: float  # epoch seconds: the slot takes the load from here
     measure_start: float  # requests started from here on are counted
     end: float
 
@@ -43,7 +44,7 @@ class Window:
 @dataclass(frozen=True)
 class Schedule:
     scenario: str
-    hosts: dict[str, str]  # arm -> base URL
+    hosts: dict[str, str]  # slot -> its arm's base URL
     windows: tuple[Window, ...]
     _starts: list[float] = field(init=False, repr=False, compare=False)
 
@@ -97,7 +98,8 @@ def build_schedule(
     settle_s: float,
     warmup_s: float,
 ) -> Schedule:
-    """Warm-up windows (one per arm, not counted), then `rounds` rounds of one window per arm."""
+    """Warm-up windows (one per slot, not counted), then `rounds` rounds of one window per
+    slot."""
     return build_grouped_schedule(
         scenario=scenario,
         hosts=hosts,
@@ -119,9 +121,9 @@ def build_grouped_schedule(
     settle_s: float,
     warmup_s: float,
 ) -> Schedule:
-    """Warm-up windows in the first group's order (then any arm it lacks), then one window per
-    arm of each group; a group's windows share its index as their `round`, the unit of pairing
-    (build_schedule: a round of every arm; the ladder: a few arms around one rung)."""
+    """Warm-up windows in the first group's order (then any slot it lacks), then one window per
+    slot of each group; a group's windows share its index as their `round`, the unit of pairing
+    (build_schedule: a round of every slot; the ladder: a few slots around one rung)."""
     if not 0 <= settle_s < window_s:
         raise ValueError(f"settle time {settle_s}s must be shorter than the window ({window_s}s)")
     windows: list[Window] = []
@@ -129,16 +131,16 @@ def build_grouped_schedule(
     first = groups[0] if groups else []
     warmup_order = list(dict.fromkeys([*first, *hosts]))
     if warmup_s > 0:
-        for arm in warmup_order:
+        for slot in warmup_order:
             windows.append(
-                Window(len(windows), arm, WARMUP, None, moment, moment, moment + warmup_s)
+                Window(len(windows), slot, WARMUP, None, moment, moment, moment + warmup_s)
             )
             moment += warmup_s
-    for round_, group_arms in enumerate(groups):
-        for arm in group_arms:
+    for round_, group_slots in enumerate(groups):
+        for slot in group_slots:
             end = moment + window_s
             windows.append(
-                Window(len(windows), arm, MEASURED, round_, moment, moment + settle_s, end)
+                Window(len(windows), slot, MEASURED, round_, moment, moment + settle_s, end)
             )
             moment = end
     return Schedule(scenario, dict(hosts), tuple(windows))
@@ -149,11 +151,11 @@ def request_name(window: Window, moment: float) -> str:
     phase = window.kind
     if phase == MEASURED and moment < window.measure_start:
         phase = SETTLE
-    return NAME_SEPARATOR.join((window.arm, str(window.index), phase))
+    return NAME_SEPARATOR.join((window.slot, str(window.index), phase))
 
 
 def parse_request_name(name: str) -> tuple[str, int, str] | None:
-    """(arm, window index, phase) from a name made by `request_name`; None for other names."""
+    """(slot, window index, phase) from a name made by `request_name`; None for other names."""
     parts = name.split(NAME_SEPARATOR)
     if len(parts) != 3 or not parts[1].isdigit() or parts[2] not in (WARMUP, SETTLE, MEASURED):
         return None

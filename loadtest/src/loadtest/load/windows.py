@@ -8,6 +8,7 @@ from typing import Any
 
 from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.schedule import MEASURED, Schedule, parse_request_name
+from loadtest.load.slots import Slot
 
 
 @dataclass(frozen=True)
@@ -17,8 +18,8 @@ class WindowCpu:
     span_s: float  # wall time between the two readings
     app_cpu_s: float | None
     db_cpu_s: float | None  # the embedded PostgreSQL's process tree; None for an external one
-    # The other arms, which should be idle: CPU here means the previous arm's requests were
-    # still running in the counted span (the settle time was too short for them).
+    # The other arms' processes, which should be idle: CPU here means the previous window's
+    # requests were still running in the counted span (the settle time was too short for them).
     other_arms_cpu_s: float | None = None
     # Everything else on the app's CPUs (pinned runs only): other programs, another benchmark.
     foreign_cpu_s: float | None = None
@@ -35,7 +36,7 @@ class NameTally:
 class WindowRecord:
     repeat: int  # 1-based
     scenario: str
-    arm: str
+    slot: str  # the arm, or the arm and its variant (load/slots.py)
     window: int  # index in its scenario's schedule (warm-up windows included)
     round: int  # the round it is paired in, within its repeat
     started_at: float  # epoch seconds: start of the counted span
@@ -49,6 +50,14 @@ class WindowRecord:
     other_arms_cpu_s: float | None = None
     foreign_cpu_s: float | None = None
     app_cpu_capacity: float = 1.0  # CPUs the app can keep busy: min(its CPUs, its workers)
+
+    @property
+    def arm(self) -> str:
+        return Slot.parse(self.slot).arm
+
+    @property
+    def variant(self) -> str | None:
+        return Slot.parse(self.slot).variant
 
     @property
     def successes(self) -> int:
@@ -77,6 +86,7 @@ class WindowRecord:
     def as_dict(self) -> dict[str, Any]:
         return {
             "arm": self.arm,
+            "variant": self.variant,
             "scenario": self.scenario,
             "repeat": self.repeat,
             "window": self.window,
@@ -112,7 +122,7 @@ def per_request_ms(cpu_s: float | None, span_s: float | None, record: WindowReco
 
 
 def tally_by_name(entries: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int, str], NameTally]:
-    """Locust's JSON stats entries grouped by (arm, window, phase); other names are ignored."""
+    """Locust's JSON stats entries grouped by (slot, window, phase); other names are ignored."""
     tallies: dict[tuple[str, int, str], NameTally] = {}
     for entry in entries:
         key = parse_request_name(entry["name"])
@@ -126,13 +136,13 @@ def tally_by_name(entries: Iterable[Mapping[str, Any]]) -> dict[tuple[str, int, 
     return tallies
 
 
-def per_arm(
+def per_slot(
     tallies: Mapping[tuple[str, int, str], NameTally], count: str, phase: str | None = None
 ) -> dict[str, int]:
-    """Per arm, over every phase (or one): "successes" (the write check counts every
+    """Per slot, over every phase (or one): "successes" (the write check counts every
     acknowledged request, warm-up and settling included), "failures" or "requests"."""
     totals: dict[str, int] = {}
-    for (arm, _, tally_phase), tally in tallies.items():
+    for (slot, _, tally_phase), tally in tallies.items():
         if phase is not None and tally_phase != phase:
             continue
         value = {
@@ -140,7 +150,7 @@ def per_arm(
             "failures": tally.failures,
             "requests": tally.requests,
         }[count]
-        totals[arm] = totals.get(arm, 0) + value
+        totals[slot] = totals.get(slot, 0) + value
     return totals
 
 
@@ -155,13 +165,13 @@ def build_window_records(
     """One record per measured window of the schedule (an empty window counts zero requests)."""
     records = []
     for window in schedule.measured():
-        tally = tallies.get((window.arm, window.index, MEASURED), NameTally())
+        tally = tallies.get((window.slot, window.index, MEASURED), NameTally())
         window_cpu = cpu.get(window.index)
         records.append(
             WindowRecord(
                 repeat=repeat,
                 scenario=schedule.scenario,
-                arm=window.arm,
+                slot=window.slot,
                 window=window.index,
                 round=window.round or 0,
                 started_at=window.measure_start,

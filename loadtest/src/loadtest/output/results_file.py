@@ -11,12 +11,15 @@ from typing import Any
 
 from loadtest.lab.errors import LabError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # What each version changed, for the reader of an old file:
 #   2: the benchmark, two arms; 3: start-up and the third arm (kind implied: benchmark);
 #   ladder, micro and profile runs were written without a version before 4;
-#   4: `kind` in every file, and one spelling of a ratio in all of them.
-READABLE_VERSIONS = (2, 3, 4)
+#   4: `kind` in every file, and one spelling of a ratio in all of them;
+#   5: a window's `arm` is the arm alone and its `variant` the ladder's rung or the sweep's
+#      cell (before, `arm` was both: "v2/plain_orjson" in the ladder, "flat-10@v2" in the
+#      sweep); every header has `elapsed_s`.
+READABLE_VERSIONS = (2, 3, 4, 5)
 # The kinds written without a version, before version 4.
 UNVERSIONED_KINDS = ("ladder", "micro", "profile")
 
@@ -78,6 +81,8 @@ def upgrade(document: dict[str, Any], path: Path, kinds: tuple[str, ...]) -> dic
             f"{', '.join(kinds)} (a newer file needs a newer lab)"
         )
     upgraded = respell_ratios(document)
+    if isinstance(upgraded.get("windows"), list):
+        upgraded["windows"] = [split_window_arm(window, kind) for window in upgraded["windows"]]
     return {**upgraded, "schema_version": SCHEMA_VERSION, "kind": kind, "upgraded_from": version}
 
 
@@ -102,3 +107,15 @@ def respell_ratios(value: Any) -> Any:
         return value
     renamed = next((names for matches, names in OLD_SPELLINGS if matches(value)), {})
     return {renamed.get(key, key): respell_ratios(item) for key, item in value.items()}
+
+
+def split_window_arm(window: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A window of a file before version 5: its arm and its variant apart."""
+    if not isinstance(window, dict) or "variant" in window or "arm" not in window:
+        return window
+    arm, variant = str(window["arm"]), None
+    if kind == "ladder":
+        arm, _, variant = arm.rpartition("/")
+    elif kind == "sweep":
+        variant, _, arm = arm.rpartition("@")
+    return {**window, "arm": arm, "variant": variant}

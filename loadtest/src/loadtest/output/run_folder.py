@@ -1,5 +1,5 @@
 """Run folders: results/<UTC timestamp>[-<mode>]/, created for one run, removed again when the
-run fails before it measured anything; and results/latest."""
+run fails before it measured anything; the reports a mode writes into one; and results/latest."""
 
 import os
 import shutil
@@ -62,3 +62,18 @@ def link_latest(results_dir: Path, run_dir: Path) -> None:
     temporary.unlink(missing_ok=True)
     temporary.symlink_to(run_dir.name)
     temporary.replace(results_dir / "latest")
+
+
+def write_reports_into(
+    run_dir: Path, markdown: str, html: str | None = None, charts: dict[str, str] | None = None
+) -> list[Path]:
+    """report.md, report.html (when the mode has one) and its charts as SVG files beside them
+    (e.g. for the README); returns the reports written."""
+    written = [run_dir / "report.md"]
+    written[0].write_text(markdown)
+    if html is not None:
+        written.append(run_dir / "report.html")
+        written[1].write_text(html)
+    for name, svg in (charts or {}).items():
+        (run_dir / name).write_text(svg)
+    return written

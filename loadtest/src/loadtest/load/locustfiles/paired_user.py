@@ -1,14 +1,17 @@
-"""The paired protocol's locust user, which every mode's users extend.
+"""The paired protocol's locust user, the one every paired mode runs (`--schedule FILE --plan
+FILE`, both written by the harness: load/paired.py).
 
-Under the harness (`--schedule FILE`), users follow the paired protocol's timetable: each
-request goes to the arm whose window it starts in and is named after that window, so one
-locust run measures every arm in alternating windows (see loadtest/load/schedule.py). In the
-web UI (no schedule) they load the Host the UI names.
+Users follow the paired protocol's timetable: each request goes to the slot whose window it
+starts in, is named after that window, and is the request the plan gives that slot, so one
+locust run measures every slot in alternating windows (see loadtest/load/schedule.py). A slot
+may take part with fewer users than the run has (the sweep's slow cells): the others idle
+through its windows.
 
-Checks are cheap on purpose (status, prefix, item count), so the load generator stays far
-from being the bottleneck; the verification pass checks full response shapes before timing.
+Checks are cheap on purpose (status, prefix, item count: load/plan.py), so the load generator
+stays far from being the bottleneck; the verification pass checks whole answers before timing.
 """
 
+import itertools
 import time
 from argparse import ArgumentParser
 from functools import cache
@@ -19,22 +22,27 @@ import gevent
 from locust import FastHttpUser, constant, events, task
 from locust.runners import WorkerRunner
 
-from loadtest.load.scenarios import SCENARIOS
+from loadtest.load.locustfiles.checked import send_checked
+from loadtest.load.plan import SlotLoad, read_slot_loads
 from loadtest.load.schedule import Schedule, request_name
 
-POSTS_PER_LIST = SCENARIOS["read"].expected_posts or 0
-LIST_PREFIX = b'{"posts":['
-POST_MARKER = b'"is_published":'
-IDLE_STEP_S = 0.05  # how often a user outside the schedule looks at the clock again
+IDLE_STEP_S = 0.05  # how often a user outside the schedule (or its slot's users) looks again
+USER_NUMBERS = itertools.count()
 
 
 @events.init_command_line_parser.add_listener
-def add_schedule_option(parser: ArgumentParser) -> None:
+def add_options(parser: ArgumentParser) -> None:
     parser.add_argument(
         "--schedule",
         default="",
         include_in_web_ui=False,
         help="the paired protocol's timetable (JSON, written by the harness)",
+    )
+    parser.add_argument(
+        "--plan",
+        default="",
+        include_in_web_ui=False,
+        help="per slot: its request, its check and its users (JSON, written by the harness)",
     )
 
 
@@ -51,46 +59,30 @@ def load_schedule(path: str) -> Schedule:
     return Schedule.read(Path(path))
 
 
-def check_post_list(response: Any, posts: int = POSTS_PER_LIST) -> None:
-    """`response`: locust's response context manager; `posts`: how many the list must hold."""
-    if response.status_code != 200:
-        response.failure(f"status {response.status_code}")
-    elif not response.content.startswith(LIST_PREFIX):
-        response.failure("body is not a post list")
-    elif response.content.count(POST_MARKER) != posts:
-        response.failure(f"expected {posts} posts")
+@cache
+def load_plan(path: str) -> dict[str, SlotLoad]:
+    return read_slot_loads(Path(path))
 
 
-def check_created(response: Any) -> None:
-    if response.status_code != 201:
-        response.failure(f"status {response.status_code}")
-    elif b'"id":' not in response.content:
-        response.failure("body has no id")
+# One user class, and the runner picks it by name, never with --tags: with several classes in
+# the file, `--tags` made locust 2.47 burn about a third more CPU per request (measured: 600 vs
+# 910 r/s from one core against the same endpoint). No think time, like `ab -c N` in the
+# reference experiment.
 
 
-# One user class per scenario, and the runner picks classes by name, never with --tags:
-# with several classes in the file, `--tags` made locust 2.47 burn about a third more CPU
-# per request (measured: 600 vs 910 r/s from one core against the same endpoint). Every
-# class has no think time, like `ab -c N` in the reference experiment.
-
-
-class ScenarioUser(FastHttpUser):
-    abstract = True
+class PairedUser(FastHttpUser):
     wait_time = constant(0)
-    scenario = ""
 
-    def request_path(self) -> str:
-        """Appended to the host (under the harness, the base URL of the window's arm)."""
-        return SCENARIOS[self.scenario].path
+    def on_start(self) -> None:
+        self.number = next(USER_NUMBERS)  # within this locust process
 
     @task
-    def run_scenario(self) -> None:
-        path = self.request_path()
+    def send_scheduled(self) -> None:
         options = self.environment.parsed_options
         schedule_path = getattr(options, "schedule", "") if options else ""
-        if not schedule_path:
-            self.send(path, path, arm=None)
-            return
+        plan_path = getattr(options, "plan", "") if options else ""
+        if not schedule_path or not plan_path:
+            raise RuntimeError("PairedUser runs under the harness only (--schedule and --plan)")
         schedule = load_schedule(schedule_path)
         moment = time.time()
         window = schedule.window_at(moment)
@@ -100,7 +92,13 @@ class ScenarioUser(FastHttpUser):
             else:
                 gevent.sleep(IDLE_STEP_S)
             return
-        self.send(schedule.hosts[window.arm] + path, request_name(window, moment), window.arm)
-
-    def send(self, url: str, name: str, arm: str | None) -> None:
-        raise NotImplementedError
+        load = load_plan(plan_path)[window.slot]
+        if load.users is not None and self.number >= load.users:
+            gevent.sleep(IDLE_STEP_S)
+            return
+        send_checked(
+            self.client,
+            load.request,
+            schedule.hosts[window.slot] + load.request.path,
+            request_name(window, moment),
+        )

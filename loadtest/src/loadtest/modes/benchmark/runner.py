@@ -3,7 +3,6 @@ app CPUs, verified; then per scenario one locust run whose users alternate betwe
 short windows (loadtest/load/schedule.py), with each arm's and PostgreSQL's CPU read at every
 window's edges."""
 
-import math
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -20,25 +19,21 @@ from loadtest.lab.memory import MemoryReading, PeakMemorySampler
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
-from loadtest.load.paired import (
-    app_cpu_capacity,
-    locust_start_s,
-    locust_tail_s,
-    run_paired_locust,
-)
-from loadtest.load.scenarios import SCENARIO_NAMES, SCENARIOS, write_title
+from loadtest.load.paired import app_cpu_capacity, locust_start_s, run_schedule
+from loadtest.load.plan import SlotLoad
+from loadtest.load.scenarios import SCENARIO_NAMES, write_title
 from loadtest.load.schedule import WARMUP, build_schedule
-from loadtest.load.verify import verify_scenario
-from loadtest.load.windows import WindowRecord, build_window_records, per_arm, tally_by_name
-from loadtest.load.wrk import (
+from loadtest.load.windows import WindowRecord, per_slot, tally_by_name
+from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
+from loadtest.modes.benchmark.results import build_results
+from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.modes.benchmark.verify import verify_scenario
+from loadtest.modes.benchmark.wrk import (
     CROSS_CHECK_SCENARIOS,
     cross_check_scenario,
     ensure_wrk,
     wrk_round_seconds,
 )
-from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
-from loadtest.modes.benchmark.results import build_results
-from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.session import CALIBRATION_S, check_local_arms, open_session, start_arm
 from loadtest.output.run_folder import link_latest
 
@@ -182,7 +177,9 @@ def run_repeat(
         for arm, app in apps.items():
             lives[arm].idle = app.read_memory()
             for name in settings.scenarios:
-                problems = verify_scenario(app.base_url, SCENARIOS[name], database.url, arm)
+                problems = verify_scenario(
+                    app.base_url, settings.plan.scenario(name), database.url, arm
+                )
                 lives[arm].problems[name] = problems
                 if problems:
                     progress.note(
@@ -259,56 +256,42 @@ def measure_scenario(
     repeat_dir: Path,
     progress: ProgressDisplay,
 ) -> ScenarioRun:
-    launched = time.time()
-    schedule = build_schedule(
-        scenario=name,
-        hosts={arm: app.base_url for arm, app in apps.items()},
-        start=launched + locust_start_s(settings),
-        rounds=settings.pairs,
-        window_s=settings.window_s,
-        settle_s=settings.settle_s,
-        warmup_s=settings.warmup_s,
-    )
-    schedule_path = repeat_dir / f"{name}.schedule.json"
-    schedule_path.write_text(schedule.to_json())
-    prefix = repeat_dir / name
+    """One locust run of one scenario: the verified arms' slots in rotating rounds."""
+    scenario = settings.plan.scenario(name)
     titles = [write_title(arm) for arm in apps]
     rows_before = count_posts_titled(database.url, titles) if name == "write" else {}
-    duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
-    progress.begin(
-        f"repeat {repeat}/{settings.repeats} · {name} · "
-        f"{' / '.join(apps)} in {settings.pairs} rounds",
-        duration_s,
-    )
-    locust, cpu = run_paired_locust(
+    schedule, records, locust = run_schedule(
         settings,
-        schedule,
-        schedule_path,
+        lambda start: build_schedule(
+            scenario=name,
+            hosts={arm: app.base_url for arm, app in apps.items()},
+            start=start,
+            rounds=settings.pairs,
+            window_s=settings.window_s,
+            settle_s=settings.settle_s,
+            warmup_s=settings.warmup_s,
+        ),
+        {arm: SlotLoad(scenario.request_for(arm)) for arm in apps},
         apps,
         pinning,
-        prefix,
+        repeat_dir / name,
         progress,
-        duration_s=duration_s,
-        user_class=SCENARIO_USER_CLASS[name],
+        title=f"repeat {repeat}/{settings.repeats} · {name} · {' / '.join(apps)} in "
+        f"{settings.pairs} rounds",
         database_pid=database.server_pid,
         during=f"the {name} scenario",
+        repeat=repeat,
     )
     tallies = tally_by_name(locust.entries)
-    warmup_requests = per_arm(tallies, "requests", WARMUP)
+    warmup_requests = per_slot(tallies, "requests", WARMUP)
     run = ScenarioRun(
         repeat=repeat,
         scenario=name,
         arms=tuple(apps),
-        windows=build_window_records(
-            schedule=schedule,
-            tallies=tallies,
-            cpu=cpu,
-            repeat=repeat,
-            app_cpu_capacity=app_cpu_capacity(settings, pinning),
-        ),
+        windows=records,
         locust=locust,
-        acknowledged=per_arm(tallies, "successes"),
-        failures=per_arm(tallies, "failures"),
+        acknowledged=per_slot(tallies, "successes"),
+        failures=per_slot(tallies, "failures"),
         warmup_requests={arm: warmup_requests.get(arm, 0) for arm in apps},
     )
     if name == "write":

@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass
 
-from loadtest.lab.arms import baseline_of, comparisons
-from loadtest.load.scenarios import SCENARIO_NAMES
+from loadtest.load.plan import PairedPlan, plan_lab_arms
+from loadtest.load.scenarios import SCENARIO_NAMES, SCENARIOS
 from loadtest.load.settings import PairedLoadSettings
 
 
@@ -18,13 +18,18 @@ class BenchmarkSettings(PairedLoadSettings):
     cross_check: bool = False  # READ and READ synthetic again with wrk
 
     @property
+    def plan(self) -> PairedPlan:
+        """The arms and the scenarios the run loads them with, and the ratios it reports."""
+        return plan_lab_arms(self.apps, tuple(SCENARIOS[name] for name in self.scenarios))
+
+    @property
     def baseline(self) -> str | None:
-        return baseline_of(self.apps)
+        return self.plan.baseline
 
     @property
     def comparisons(self) -> list[tuple[str, str]]:
         """(arm, reference) for every ratio the run reports."""
-        return comparisons(self.apps)
+        return list(self.plan.comparisons)
 
 
 # --quick: a first look, for CI too.

@@ -13,6 +13,7 @@ from loadtest.analysis.stats import round_or_none
 from loadtest.lab.arms import BASELINE
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
+from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.ladder.settings import LadderSettings
 
@@ -22,16 +23,9 @@ LADDER_SCENARIO = "ladder"
 LOAD_BOUND_MARK = "†"
 
 
-ARM_SEPARATOR = "/"  # an arm of the ladder is "<app>/<rung>", e.g. "v2/plain_orjson"
-
-
-def ladder_arm(app: str, rung: str) -> str:
-    return f"{app}{ARM_SEPARATOR}{rung}"
-
-
-def split_arm(arm: str) -> tuple[str, str]:
-    app, _, rung = arm.rpartition(ARM_SEPARATOR)
-    return app, rung
+def rung_slot(app: str, rung: str) -> str:
+    """The schedule slot of an app's rung: the app, the rung its variant ("v2/plain_orjson")."""
+    return Slot(app, rung).name
 
 
 def app_cpu_ms(record: WindowRecord) -> float | None:
@@ -44,11 +38,11 @@ def speedups_by_round(
     """The rung's speed-up over its adjacent response_model window, per round (a rung has one
     group a round); 1 for response_model itself. By r/s: the rung's r/s over response_model's;
     by CPU: how many times less app CPU a request took on the rung."""
-    base = ladder_arm(app, BASE_RUNG)
+    base = rung_slot(app, BASE_RUNG)
     if rung == BASE_RUNG:
-        rounds = {record.round // groups_per_round for record in records if record.arm == base}
+        rounds = {record.round // groups_per_round for record in records if record.slot == base}
         return dict.fromkeys(rounds, 1.0)
-    own = ladder_arm(app, rung)
+    own = rung_slot(app, rung)
     if kind == "rps":
         speedups = ratios_by_key(
             by_group(records, own, lambda record: record.rps),
@@ -64,7 +58,7 @@ def speedups_by_round(
 def rung_figures(
     records: list[WindowRecord], app: str, rung: str, groups_per_round: int
 ) -> dict[str, Any]:
-    own = [record for record in records if record.arm == ladder_arm(app, rung)]
+    own = [record for record in records if record.slot == rung_slot(app, rung)]
     rps = median_of(own, lambda record: record.rps)
     cpu_ms = median_of(own, lambda record: record.app_cpu_ms_per_request)
     busy = median_of(own, lambda record: record.app_cpu_busy)
@@ -118,7 +112,7 @@ def comparison_figures(
         per_rung = {}
         for rung in rungs:
             per_rung[rung] = window_ratio(
-                records, LADDER_SCENARIO, ladder_arm(app, rung), ladder_arm(BASELINE, rung)
+                records, LADDER_SCENARIO, rung_slot(app, rung), rung_slot(BASELINE, rung)
             ).as_dict()
         comparisons[f"{app}_over_{BASELINE}"] = per_rung
     return comparisons
@@ -145,7 +139,7 @@ def ladder_flags(
         ]
         if failed:
             flags.append(f"{app}: failed requests (not counted as throughput): {', '.join(failed)}")
-        app_windows = [record for record in records if split_arm(record.arm)[0] == app]
+        app_windows = [record for record in records if record.arm == app]
         flags += [f"{app}: {flag}" for flag in window_flags(app_windows)]
         load_bound = [rung for rung, figures in rungs.items() if figures["load_bound"]]
         if load_bound:

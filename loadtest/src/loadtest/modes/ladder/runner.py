@@ -7,32 +7,28 @@ locust run walks groups of four short windows, one group per rung and round:
 so every rung is paired with its own app's response_model in the adjacent window (its speed-up)
 and with the other app's same rung (v2 over v1), under nearly the same machine speed."""
 
-import math
-import time
 from pathlib import Path
 
 import httpx
 from rich.console import Console
 
 from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
+from commons.synthetic import LADDER_POST_COUNT
 from loadtest.lab.arms import ARMS
 from loadtest.lab.errors import LabError
-from loadtest.load.locust_runs import LOCUSTFILES, LocustRun
-from loadtest.load.paired import (
-    app_cpu_capacity,
-    locust_start_s,
-    locust_tail_s,
-    run_paired_locust,
-)
-from loadtest.load.schedule import Schedule, build_grouped_schedule
-from loadtest.load.verify import verify_ladder
-from loadtest.load.windows import WindowRecord, build_window_records, tally_by_name
-from loadtest.modes.ladder.results import build_ladder_results, ladder_arm, split_arm
+from loadtest.load.locust_runs import LocustRun
+from loadtest.load.paired import locust_start_s, run_schedule
+from loadtest.load.plan import Scenario, SlotLoad, plan_lab_arms
+from loadtest.load.scenarios import post_list
+from loadtest.load.schedule import build_grouped_schedule
+from loadtest.load.slots import Slot
+from loadtest.load.windows import WindowRecord
+from loadtest.modes.ladder.results import build_ladder_results, rung_slot
 from loadtest.modes.ladder.settings import LadderSettings
+from loadtest.modes.ladder.verify import verify_ladder
 from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
 
 KIND = "ladder"
-LADDER_LOCUSTFILE = LOCUSTFILES / "ladder_users.py"
 
 
 def ladder_groups(apps: tuple[str, ...], rungs: tuple[str, ...], rounds: int) -> list[list[str]]:
@@ -50,7 +46,7 @@ def ladder_groups(apps: tuple[str, ...], rungs: tuple[str, ...], rounds: int) ->
             order = apps if turn % 2 == 0 else tuple(reversed(apps))
             group = []
             for index, app in enumerate(order):
-                pair = [ladder_arm(app, BASE_RUNG), ladder_arm(app, rung)]
+                pair = [rung_slot(app, BASE_RUNG), rung_slot(app, rung)]
                 group += pair if (index + turn // 2) % 2 == 0 else pair[::-1]
             groups.append(group)
     return groups
@@ -92,51 +88,38 @@ def check_rungs(app: str, client: httpx.Client, rungs: tuple[str, ...]) -> None:
             )
 
 
+def rung_scenario(rung: str) -> Scenario:
+    """A rung as the paired runner loads it: its path, answering the ladder's posts."""
+    return Scenario(rung, rung, post_list(f"{LADDER_PREFIX}/{rung}", LADDER_POST_COUNT))
+
+
 def measure_ladder(
     settings: LadderSettings, arms: PairedArms, rungs: tuple[str, ...], run_dir: Path
 ) -> tuple[list[WindowRecord], LocustRun]:
-    apps, pinning, progress = arms.apps, arms.pinning, arms.progress
-    launched = time.time()
-    hosts = {
-        ladder_arm(app, rung): f"{running.base_url}{LADDER_PREFIX}/{rung}"
-        for app, running in apps.items()
-        for rung in rungs
+    plan = plan_lab_arms(tuple(arms.apps), tuple(rung_scenario(rung) for rung in rungs))
+    loads = {
+        rung_slot(app, scenario.name): SlotLoad(scenario.request_for(app))
+        for app in plan.arms
+        for scenario in plan.scenarios
     }
-    schedule: Schedule = build_grouped_schedule(
-        scenario="ladder",
-        hosts=hosts,
-        start=launched + locust_start_s(settings),
-        groups=ladder_groups(tuple(apps), rungs, settings.pairs),
-        window_s=settings.window_s,
-        settle_s=settings.settle_s,
-        warmup_s=settings.warmup_s,
-    )
-    schedule_path = run_dir / "ladder.schedule.json"
-    schedule_path.write_text(schedule.to_json())
-    prefix = run_dir / "ladder"
-    duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
-    progress.begin(
-        f"ladder · {len(rungs)} rungs × {' / '.join(apps)} in {settings.pairs} rounds", duration_s
-    )
-    locust, cpu = run_paired_locust(
+    _, records, locust = run_schedule(
         settings,
-        schedule,
-        schedule_path,
-        {arm: apps[split_arm(arm)[0]] for arm in hosts},
-        pinning,
-        prefix,
-        progress,
-        duration_s=duration_s,
-        user_class="LadderUser",
+        lambda start: build_grouped_schedule(
+            scenario="ladder",
+            hosts={slot: arms.apps[Slot.parse(slot).arm].base_url for slot in loads},
+            start=start,
+            groups=ladder_groups(plan.arms, rungs, settings.pairs),
+            window_s=settings.window_s,
+            settle_s=settings.settle_s,
+            warmup_s=settings.warmup_s,
+        ),
+        loads,
+        arms.apps,
+        arms.pinning,
+        run_dir / "ladder",
+        arms.progress,
+        title=f"ladder · {len(rungs)} rungs × {' / '.join(plan.arms)} in {settings.pairs} rounds",
         database_pid=None,
         during="the ladder",
-        locustfile=LADDER_LOCUSTFILE,
-    )
-    records = build_window_records(
-        schedule=schedule,
-        tallies=tally_by_name(locust.entries),
-        cpu=cpu,
-        repeat=1,
-        app_cpu_capacity=app_cpu_capacity(settings, pinning),
     )
     return records, locust

@@ -20,6 +20,7 @@ from loadtest.output.charts import (
     to_svg,
 )
 from loadtest.output.html import figure, html_table, page
+from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import format_number, format_ratio, markdown_table, print_table
 
 TITLE = "Start-up and memory at scale"
@@ -232,9 +233,5 @@ def html(results: dict[str, Any]) -> str:
 
 
 def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
-    markdown_path = run_dir / "report.md"
-    markdown_path.write_text(markdown(results))
-    html_path = run_dir / "report.html"
-    html_path.write_text(html(results))
-    (run_dir / "scale.svg").write_text(to_svg(summary_figure(results["scale"])))
-    return [markdown_path, html_path]
+    charts = {"scale.svg": to_svg(summary_figure(results["scale"]))}
+    return write_reports_into(run_dir, markdown(results), html(results), charts)

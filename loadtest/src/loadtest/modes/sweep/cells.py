@@ -1,5 +1,5 @@
-"""The sweep's cells, (shape, size): the request each sends, how a locust user checks its answer
-cheaply, and the full check every arm passes before anything is timed (verify_cell)."""
+"""The sweep's cells, (shape, size): the request each sends (with the cheap check every answer
+gets under load), and the full check every arm passes before anything is timed (probe_cell)."""
 
 import json
 import statistics
@@ -11,9 +11,11 @@ import httpx
 
 from commons.payloads import MAX_BULK_POSTS, as_instants, bulk_post
 from loadtest.lab.errors import LabError
+from loadtest.load.plan import Request
+from loadtest.load.scenarios import post_list
+from loadtest.load.slots import Slot
 from loadtest.modes.sweep.settings import READ_SHAPES, READ_SIZES, WRITE_SIZES, SweepSettings
 
-CELL_SEPARATOR = "@"  # an arm of the sweep is "<cell>@<app>", e.g. "nested-1000@v2"
 TIMED_REQUESTS = 3  # sequential requests per arm and cell, after one untimed, to time a request
 
 
@@ -31,13 +33,9 @@ class Cell:
         return self.shape in READ_SHAPES
 
 
-def sweep_arm(cell: Cell, app: str) -> str:
-    return f"{cell.name}{CELL_SEPARATOR}{app}"
-
-
-def split_arm(arm: str) -> tuple[str, str]:
-    cell, _, app = arm.rpartition(CELL_SEPARATOR)
-    return cell, app
+def cell_slot(cell: Cell, app: str) -> str:
+    """The schedule slot of an app's cell: the app, the cell its variant ("v2/nested-1000")."""
+    return Slot(app, cell.name).name
 
 
 def plan_cells(settings: SweepSettings) -> list[Cell]:
@@ -58,68 +56,21 @@ def plan_cells(settings: SweepSettings) -> list[Cell]:
     return cells
 
 
-@dataclass(frozen=True)
-class CellRequest:
-    """What a cell sends, and what its answer must look like (checked by every locust user on
-    every answer, cheaply: status, prefix, count)."""
-
-    method: str
-    path: str
-    body: str | None
-    status: int
-    prefix: str
-    marker: str | None = None  # must occur `size` times (one per post)
-    exact: str | None = None  # the whole answer
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            "path": self.path,
-            "body": self.body,
-            "status": self.status,
-            "prefix": self.prefix,
-            "marker": self.marker,
-            "exact": self.exact,
-        }
-
-
-def cell_request(cell: Cell, comments: int) -> CellRequest:
+def cell_request(cell: Cell, comments: int) -> Request:
+    """What the cell sends, and the cheap check of every answer (under load too)."""
     if cell.shape == "flat":
-        return CellRequest(
-            "GET", f"/payloads/flat?items={cell.size}", None, 200, '{"posts":[', '"is_published":'
-        )
+        return post_list(f"/payloads/flat?items={cell.size}", cell.size)
     if cell.shape == "nested":
-        return CellRequest(
-            "GET",
-            f"/payloads/nested?items={cell.size}&comments={comments}",
-            None,
-            200,
-            '{"posts":[',
-            '"is_published":',
-        )
+        return post_list(f"/payloads/nested?items={cell.size}&comments={comments}", cell.size)
     body = json.dumps(
         {"posts": [bulk_post(number) for number in range(1, cell.size + 1)]},
         separators=(",", ":"),
     )
     if cell.shape == "bulk":
-        return CellRequest("POST", "/posts_bulk", body, 201, '{"ids":[')
-    return CellRequest(
-        "POST", "/payloads/validate", body, 200, '{"count":', exact=f'{{"count":{cell.size}}}'
+        return Request("POST", "/posts_bulk", body, status=201, prefix='{"ids":[')
+    return Request(
+        "POST", "/payloads/validate", body, prefix='{"count":', exact=f'{{"count":{cell.size}}}'
     )
-
-
-def quick_problem(request: CellRequest, size: int, status: int, content: bytes) -> str | None:
-    """What is wrong with an answer, by the cheap checks of every timed request; None if
-    nothing. The same function runs in the locust users (sweep_users.py)."""
-    if status != request.status:
-        return f"status {status}"
-    if not content.startswith(request.prefix.encode()):
-        return "not the expected answer"
-    if request.marker is not None and content.count(request.marker.encode()) != size:
-        return f"expected {size} posts"
-    if request.exact is not None and content != request.exact.encode():
-        return f"expected {request.exact}"
-    return None
 
 
 @dataclass(frozen=True)
@@ -132,7 +83,7 @@ class CellProbe:
     document: Any  # the parsed answer (reads), datetimes as instants
 
 
-def send(client: httpx.Client, request: CellRequest) -> httpx.Response:
+def send(client: httpx.Client, request: Request) -> httpx.Response:
     return client.request(
         request.method,
         request.path,
@@ -141,7 +92,7 @@ def send(client: httpx.Client, request: CellRequest) -> httpx.Response:
     )
 
 
-def probe_cell(client: httpx.Client, cell: Cell, request: CellRequest, arm: str) -> CellProbe:
+def probe_cell(client: httpx.Client, cell: Cell, request: Request, arm: str) -> CellProbe:
     """Check one arm's answer in full and time it alone; a LabError names what is wrong."""
     timings = []
     response = send(client, request)
@@ -149,7 +100,7 @@ def probe_cell(client: httpx.Client, cell: Cell, request: CellRequest, arm: str)
         started = time.perf_counter()
         response = send(client, request)
         timings.append(time.perf_counter() - started)
-    problem = quick_problem(request, cell.size, response.status_code, response.content)
+    problem = request.problem(response.status_code, response.content)
     document = None
     if problem is None:
         document = as_instants(response.json())
@@ -177,7 +128,7 @@ def full_problem(cell: Cell, document: Any) -> str | None:
         if not isinstance(ids, list) or len(set(ids)) != cell.size:
             return f"expected {cell.size} distinct ids"
         return None
-    return None  # validate: quick_problem compared the whole answer
+    return None  # validate: the cheap check compared the whole answer
 
 
 def compare_reads(cell: Cell, probes: dict[str, CellProbe]) -> None:

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from loadtest.output.charts import REFERENCE_COLOUR, Axes, Figure, colour, plt, to_svg
 from loadtest.output.html import figure, html_table, page
+from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import (
     format_number,
     format_ratio,
@@ -328,9 +329,5 @@ def html(results: dict[str, Any]) -> str:
 
 
 def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
-    markdown_path = run_dir / "report.md"
-    markdown_path.write_text(markdown(results))
-    html_path = run_dir / "report.html"
-    html_path.write_text(html(results))
-    (run_dir / "sweep.svg").write_text(to_svg(gain_figure(results)))
-    return [markdown_path, html_path]
+    charts = {"sweep.svg": to_svg(gain_figure(results))}
+    return write_reports_into(run_dir, markdown(results), html(results), charts)

@@ -15,9 +15,10 @@ from loadtest.lab.arms import comparisons
 from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
+from loadtest.load.plan import Request
 from loadtest.load.schedule import Schedule
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.sweep.cells import Cell, CellProbe, CellRequest, sweep_arm
+from loadtest.modes.sweep.cells import Cell, CellProbe, cell_slot
 from loadtest.modes.sweep.settings import READ_SHAPES, SHAPES, SweepSettings
 from loadtest.modes.sweep.timetable import COUNTED_REQUESTS, CellTiming
 
@@ -59,7 +60,7 @@ def cell_ratios(
 ) -> dict[str, Any]:
     """The app over the reference in the cell: by r/s (above 1: faster) and by app CPU per
     request (the reference's over the app's: above 1, it costs less), paired by round."""
-    own, other = sweep_arm(cell, app), sweep_arm(cell, reference)
+    own, other = cell_slot(cell, app), cell_slot(cell, reference)
     return {
         # An empty window is no pair (flagged by window_flags), on either side.
         "rps": paired_ratio(
@@ -149,7 +150,7 @@ def sweep_flags(
                 "held it back): the cell's gain is read from app CPU per request"
             )
     for app in apps:
-        windows = [record for record in records if record.arm.endswith(f"@{app}")]
+        windows = [record for record in records if record.arm == app]
         flags += [f"{app}: {flag}" for flag in window_flags(windows)]
     flags += locust_flags(locust, load_cores, "the sweep")
     return flags + ratio_flags(labelled, "raise --pairs")
@@ -160,7 +161,7 @@ def build_sweep_results(
     setup: PairedSetup,
     *,
     cells: list[Cell],
-    requests: dict[Cell, CellRequest],
+    requests: dict[Cell, Request],
     probes: dict[Cell, dict[str, CellProbe]],
     timings: dict[Cell, CellTiming],
     schedule: Schedule,
@@ -173,7 +174,7 @@ def build_sweep_results(
     for cell in cells:
         arms = {
             app: arm_figures(
-                [record for record in records if record.arm == sweep_arm(cell, app)],
+                [record for record in records if record.slot == cell_slot(cell, app)],
                 cell,
                 probes[cell][app],
             )

@@ -3,42 +3,32 @@ answer to each cell is checked in full first (and the reads compared across arms
 times one request of each alone; then one locust run walks the timetable (timetable.py): per
 round, every cell a group of one window per arm, the apps' order rotating."""
 
-import json
-import math
-import time
 from pathlib import Path
 
 import httpx
 from rich.console import Console
 
 from loadtest.lab.apps import RunningApp
-from loadtest.load.locust_runs import LOCUSTFILES, LocustRun
-from loadtest.load.paired import (
-    app_cpu_capacity,
-    locust_start_s,
-    locust_tail_s,
-    run_paired_locust,
-)
+from loadtest.load.locust_runs import LocustRun
+from loadtest.load.paired import run_schedule
+from loadtest.load.plan import Request, SlotLoad
 from loadtest.load.schedule import Schedule
-from loadtest.load.windows import WindowRecord, build_window_records, tally_by_name
+from loadtest.load.windows import WindowRecord
 from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
 from loadtest.modes.sweep.cells import (
     Cell,
     CellProbe,
-    CellRequest,
     cell_request,
+    cell_slot,
     compare_reads,
     plan_cells,
     probe_cell,
-    split_arm,
-    sweep_arm,
 )
 from loadtest.modes.sweep.results import build_sweep_results
 from loadtest.modes.sweep.settings import SweepSettings
 from loadtest.modes.sweep.timetable import CellTiming, build_sweep_schedule, cell_timing
 
 KIND = "sweep"
-SWEEP_LOCUSTFILE = LOCUSTFILES / "sweep_users.py"
 # Before the timetable is known: starting the apps and checking every cell.
 PREPARATION_S = 20.0
 
@@ -81,7 +71,7 @@ def run_sweep(settings: SweepSettings, console: Console) -> Path:
 
 
 def verify_cells(
-    apps: dict[str, RunningApp], requests: dict[Cell, CellRequest]
+    apps: dict[str, RunningApp], requests: dict[Cell, Request]
 ) -> dict[Cell, dict[str, CellProbe]]:
     """Before timing: every arm answers every cell in full, and every read the same posts in
     every arm, or nothing is timed (a LabError names the first problem)."""
@@ -92,7 +82,7 @@ def verify_cells(
         probes: dict[Cell, dict[str, CellProbe]] = {}
         for cell, request in requests.items():
             probes[cell] = {
-                app: probe_cell(client, cell, request, sweep_arm(cell, app))
+                app: probe_cell(client, cell, request, cell_slot(cell, app))
                 for app, client in clients.items()
             }
             if cell.is_read:
@@ -103,68 +93,31 @@ def verify_cells(
             client.close()
 
 
-def write_plan(
-    path: Path,
-    cells: list[Cell],
-    apps: tuple[str, ...],
-    requests: dict[Cell, CellRequest],
-    timings: dict[Cell, CellTiming],
-) -> None:
-    """What the locust users read (sweep_users.py): per arm its request, size and users."""
-    plan = {
-        sweep_arm(cell, app): {
-            "request": requests[cell].as_dict(),
-            "size": cell.size,
-            "users": timings[cell].users[app],
-        }
-        for cell in cells
-        for app in apps
-    }
-    path.write_text(json.dumps(plan))
-
-
 def measure_sweep(
     settings: SweepSettings,
     arms: PairedArms,
     run_dir: Path,
     cells: list[Cell],
-    requests: dict[Cell, CellRequest],
+    requests: dict[Cell, Request],
     timings: dict[Cell, CellTiming],
 ) -> tuple[list[WindowRecord], LocustRun, Schedule]:
-    apps, pinning, progress = arms.apps, arms.pinning, arms.progress
-    launched = time.time()
-    hosts = {sweep_arm(cell, app): apps[app].base_url for cell in cells for app in apps}
-    schedule = build_sweep_schedule(
-        settings, cells, timings, hosts, launched + locust_start_s(settings)
-    )
-    schedule_path = run_dir / "sweep.schedule.json"
-    schedule_path.write_text(schedule.to_json())
-    plan_path = run_dir / "sweep.plan.json"
-    write_plan(plan_path, cells, settings.apps, requests, timings)
-    duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))
-    progress.begin(
-        f"sweep · {len(cells)} cells × {' / '.join(apps)} in {settings.pairs} rounds", duration_s
-    )
-    locust, cpu = run_paired_locust(
+    """One locust run along the timetable: each slot (an app's cell) with its users."""
+    loads = {
+        cell_slot(cell, app): SlotLoad(requests[cell], timings[cell].users[app])
+        for cell in cells
+        for app in arms.apps
+    }
+    hosts = {cell_slot(cell, app): arms.apps[app].base_url for cell in cells for app in arms.apps}
+    schedule, records, locust = run_schedule(
         settings,
-        schedule,
-        schedule_path,
-        {arm: apps[split_arm(arm)[1]] for arm in hosts},
-        pinning,
+        lambda start: build_sweep_schedule(settings, cells, timings, hosts, start),
+        loads,
+        arms.apps,
+        arms.pinning,
         run_dir / "sweep",
-        progress,
-        duration_s=duration_s,
-        user_class="SweepUser",
+        arms.progress,
+        title=f"sweep · {len(cells)} cells × {' / '.join(arms.apps)} in {settings.pairs} rounds",
         database_pid=arms.database.server_pid,
         during="the sweep",
-        locustfile=SWEEP_LOCUSTFILE,
-        extra_arguments=["--sweep-plan", str(plan_path)],
-    )
-    records = build_window_records(
-        schedule=schedule,
-        tallies=tally_by_name(locust.entries),
-        cpu=cpu,
-        repeat=1,
-        app_cpu_capacity=app_cpu_capacity(settings, pinning),
     )
     return records, locust, schedule

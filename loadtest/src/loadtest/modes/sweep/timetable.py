@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from loadtest.lab.arms import rotations
 from loadtest.load.schedule import MEASURED, WARMUP, Schedule, Window
-from loadtest.modes.sweep.cells import Cell, sweep_arm
+from loadtest.modes.sweep.cells import Cell, cell_slot
 from loadtest.modes.sweep.settings import SweepSettings
 
 LATENCY_TARGET_S = 0.1
@@ -67,7 +67,7 @@ def build_sweep_schedule(
     settings: SweepSettings,
     cells: list[Cell],
     timings: dict[Cell, CellTiming],
-    hosts: dict[str, str],  # sweep arm -> its app's base URL
+    hosts: dict[str, str],  # slot -> its app's base URL
     start: float,
 ) -> Schedule:
     """Warm-up windows (one per app, on the first cell), then `pairs` rounds; in each, every
@@ -79,9 +79,9 @@ def build_sweep_schedule(
     moment = start
     previous: tuple[CellTiming | None, str | None] = (None, None)
     for app in apps:
-        arm = sweep_arm(cells[0], app)
+        slot = cell_slot(cells[0], app)
         windows.append(
-            Window(len(windows), arm, WARMUP, None, moment, moment, moment + settings.warmup_s)
+            Window(len(windows), slot, WARMUP, None, moment, moment, moment + settings.warmup_s)
         )
         moment += settings.warmup_s
         previous = (timings[cells[0]], app)
@@ -95,7 +95,7 @@ def build_sweep_schedule(
                 windows.append(
                     Window(
                         len(windows),
-                        sweep_arm(cell, app),
+                        cell_slot(cell, app),
                         MEASURED,
                         group,
                         moment,

@@ -18,9 +18,11 @@ from loadtest.lab.processes import (
     start_process,
     stop_process,
 )
-from loadtest.load.locust_runs import BENCHMARK_LOCUSTFILE, LOCUST
+from loadtest.load.locust_runs import LOCUST
 from loadtest.modes.up.settings import UpSettings
 from loadtest.output.text import pydantic_heading
+
+WEB_UI_LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
 
 
 def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> None:
@@ -54,7 +56,7 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
                 "--config",
                 str(LOADTEST_DIR / "locust.conf"),
                 "--locustfile",
-                str(BENCHMARK_LOCUSTFILE),
+                str(WEB_UI_LOCUSTFILE),
                 "--web-host",
                 "127.0.0.1",
                 "--web-port",

@@ -111,7 +111,7 @@ def cross_check_scenario(
                 WindowRecord(
                     repeat=repeat,
                     scenario=name,
-                    arm=arm,
+                    slot=arm,
                     window=len(records),
                     round=round_,
                     started_at=started,

@@ -1,16 +1,16 @@
-"""Verify before timing: every scenario answers correctly, or its cell publishes nothing."""
+"""The benchmark verifies before it times: every scenario answers each arm correctly and in
+full (under load only cheap checks run), or that arm's cell publishes nothing."""
 
+import json
 from datetime import datetime
 from typing import Any
 
 import httpx
 
-from commons.ladder import BASE_RUNG, LADDER_PREFIX
-from commons.probes.ladder_check import parse_posts, rung_differences
-from commons.synthetic import LADDER_POST_COUNT
 from loadtest.lab.dataset import count_posts_titled
-from loadtest.load.scenarios import Scenario, write_body
+from loadtest.load.plan import Request, Scenario
 
+JSON_HEADERS = {"content-type": "application/json"}
 POST_OUT_TYPES: dict[str, type | tuple[type, ...]] = {
     "id": int,
     "published_at": str,
@@ -49,30 +49,28 @@ def response_problems(response: httpx.Response, expected_status: int) -> list[st
     return problems
 
 
-def verify_list(client: httpx.Client, scenario: Scenario) -> list[str]:
-    response = client.get(scenario.path)
-    problems = response_problems(response, scenario.expected_status)
+def verify_list(client: httpx.Client, request: Request) -> list[str]:
+    response = client.get(request.path)
+    problems = response_problems(response, request.status)
     if problems:
         return problems
     body = response.json()
     if not isinstance(body, dict) or set(body) != {"posts"} or not isinstance(body["posts"], list):
         return ['body is not {"posts": [...]}']
     posts = body["posts"]
-    if len(posts) != scenario.expected_posts:
-        return [f"{len(posts)} posts, expected {scenario.expected_posts}"]
+    if len(posts) != request.count:
+        return [f"{len(posts)} posts, expected {request.count}"]
     for post in posts:
         if problems := post_shape_problems(post):
             return problems
     return []
 
 
-def verify_write(
-    client: httpx.Client, scenario: Scenario, database_url: str, arm: str | None
-) -> list[str]:
-    body = write_body(arm)
+def verify_write(client: httpx.Client, request: Request, database_url: str) -> list[str]:
+    body = json.loads(request.body or "{}")
     rows_before = count_posts_titled(database_url, [body["title"]])[body["title"]]
-    response = client.post(scenario.path, json=body)
-    problems = response_problems(response, scenario.expected_status)
+    response = client.post(request.path, content=request.body, headers=JSON_HEADERS)
+    problems = response_problems(response, request.status)
     if problems:
         return problems
     created = response.json()
@@ -88,44 +86,13 @@ def verify_write(
     return []
 
 
-def verify_scenario(
-    base_url: str, scenario: Scenario, database_url: str, arm: str | None = None
-) -> list[str]:
-    """Problems found (empty when the scenario's request is correct)."""
+def verify_scenario(base_url: str, scenario: Scenario, database_url: str, arm: str) -> list[str]:
+    """Problems found with the arm's answer to the scenario (none: it is correct)."""
+    request = scenario.request_for(arm)
     try:
         with httpx.Client(base_url=base_url, timeout=30) as client:
-            if scenario.method == "GET":
-                return verify_list(client, scenario)
-            return verify_write(client, scenario, database_url, arm)
+            if request.method == "GET":
+                return verify_list(client, request)
+            return verify_write(client, request, database_url)
     except (httpx.HTTPError, ValueError) as error:
         return [f"{type(error).__name__}: {error}"]
-
-
-def verify_ladder(client: httpx.Client, rungs: tuple[str, ...]) -> dict[str, list[str]]:
-    """Per rung, how its answer differs from response_model's (commons/probes/ladder_check.py);
-    empty lists when every rung answers the same posts. `client` is bound to the app's base
-    URL."""
-    problems: dict[str, list[str]] = {}
-    bodies: dict[str, bytes] = {}
-    for rung in (BASE_RUNG, *(rung for rung in rungs if rung != BASE_RUNG)):
-        try:
-            response = client.get(f"{LADDER_PREFIX}/{rung}")
-        except httpx.HTTPError as error:
-            problems[rung] = [f"{type(error).__name__}: {error}"]
-            continue
-        problems[rung] = response_problems(response, 200)
-        bodies[rung] = response.content
-    if BASE_RUNG not in bodies or problems[BASE_RUNG]:
-        return problems
-    try:
-        count = len(parse_posts(bodies[BASE_RUNG]))
-    except ValueError as error:
-        problems[BASE_RUNG] = [str(error)]
-        return problems
-    if count != LADDER_POST_COUNT:
-        problems[BASE_RUNG] = [f"{count} posts, expected {LADDER_POST_COUNT}"]
-        return problems
-    for rung, body in bodies.items():
-        if not problems[rung]:
-            problems[rung] = rung_differences(bodies[BASE_RUNG], body)
-    return problems

@@ -1,0 +1,53 @@
+"""The harness's layers (docs/design.md): lab < load < analysis < output < modes. A module
+imports from its own layer and those below, never from one above (every import counts, those
+under TYPE_CHECKING and inside functions too), so each layer can be read without the next."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "loadtest"
+LAYERS = ("lab", "load", "analysis", "output", "modes")
+
+
+def imported_modules(path: Path) -> set[str]:
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.add(node.module)
+    return modules
+
+
+def layer_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "loadtest" and parts[1] in LAYERS else None
+
+
+def test_every_package_of_the_harness_is_a_layer() -> None:
+    packages = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").exists()}
+    assert packages == set(LAYERS)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_layer_imports_nothing_from_the_layers_above(layer: str) -> None:
+    above = set(LAYERS[LAYERS.index(layer) + 1 :])
+    found = [
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for path in sorted((PACKAGE / layer).rglob("*.py"))
+        for module in sorted(imported_modules(path))
+        if layer_of(module) in above
+    ]
+    assert not found, found
+
+
+def test_the_check_sees_an_import_that_runs_back_up(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from loadtest.modes.session import RunSession\n"
+    )
+    assert {layer_of(name) for name in imported_modules(module)} == {None, "modes"}
