@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 import anyio.to_thread
 
-from commons.asgi import ASGIApp, Message
+from commons.hardening.asgi import ASGIApp, Message
 
 # The harness's two READ scenarios (loadtest/scenarios.py), as paths and query strings.
 SCENARIO_REQUESTS = {
