@@ -5,10 +5,11 @@ Run in an app's environment, against a database (DATABASE_URL, as for the app it
     DATABASE_URL=... app_v2/.venv/bin/python scripts/hardening_cost.py --before <git revision>
 
 Each request goes through a uvicorn protocol (fed from memory, no socket) into a FastAPI app
-built the way the arm builds it. "Before" is the protocol of commons/http_protocol.py at
-<git revision> and the posts routes without AsciiIntegersRoute; "after" is this checkout's. The
-two are timed in alternating batches of requests in one process, pinned to one CPU, so the
-machine's drift reaches both alike; a figure is the median of the paired differences and ratios.
+built the way the arm builds it. "Before" is the protocol of commons/hardening/http_protocol.py
+(commons/http_protocol.py before issue 29) at <git revision> and the posts routes without
+AsciiIntegersRoute; "after" is this checkout's. The two are timed in alternating batches of
+requests in one process, pinned to one CPU, so the machine's drift reaches both alike; a figure
+is the median of the paired differences and ratios.
 """
 
 import argparse
@@ -29,7 +30,11 @@ from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
-PROTOCOL_PATH = "commons/src/commons/http_protocol.py"
+# Where the protocol lives, then where it lived before issue 29: --before may name either side.
+PROTOCOL_PATHS = (
+    "commons/src/commons/hardening/http_protocol.py",
+    "commons/src/commons/http_protocol.py",
+)
 POST_BODY = b'{"title":"t","content":"c","published_at":"2024-01-01T12:00:00Z"}'
 # WRITE first: it leaves READ the posts to list (100 a page, as the benchmark asks).
 REQUESTS = {
@@ -69,17 +74,21 @@ class MemoryTransport(asyncio.Transport):
 
 
 def load_protocol_at(revision: str) -> ModuleType:
-    source = subprocess.run(
-        ["git", "show", f"{revision}:{PROTOCOL_PATH}"],
-        cwd=REPOSITORY_ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    for protocol_path in PROTOCOL_PATHS:
+        shown = subprocess.run(
+            ["git", "show", f"{revision}:{protocol_path}"],
+            cwd=REPOSITORY_ROOT,
+            capture_output=True,
+            text=True,
+        )
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()  # at neither path: CalledProcessError, as before
+    source = shown.stdout
     spec = importlib.util.spec_from_loader("http_protocol_before", loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
-    exec(compile(source, f"{revision}:{PROTOCOL_PATH}", "exec"), module.__dict__)
+    exec(compile(source, f"{revision}:{protocol_path}", "exec"), module.__dict__)
     return module
 
 
@@ -192,7 +201,7 @@ def main() -> None:
 
 
 async def compare(arguments: argparse.Namespace) -> None:
-    from commons.http_protocol import BoundedHttpToolsProtocol
+    from commons.hardening.http_protocol import BoundedHttpToolsProtocol
 
     protocol_before = load_protocol_at(arguments.before).BoundedHttpToolsProtocol
     app_before, app_after = build_apps(arguments.app)

@@ -1,4 +1,4 @@
-"""Request heads are bounded (commons/http_protocol.py): a line and headers over
+"""Request heads are bounded (commons/hardening/http_protocol.py): a line and headers over
 MAX_HEADER_BYTES get 431, and a head not complete within HEADER_TIMEOUT_SECONDS gets 408;
 either way the connection is closed, and ordinary requests are untouched, pipelined ones too,
 wherever the reads split them."""

@@ -1,7 +1,7 @@
-"""What a client can make an app hold is bounded (commons/http_protocol.py): a body not complete
-within BODY_TIMEOUT_SECONDS gets 408 and lets go of its memory, at most MAX_UNFINISHED_BODIES
-bodies are received at once (503 with Retry-After past it), and past MAX_CONNECTIONS a new
-connection gets 503 at once. Memory is asserted as a bound, not speed."""
+"""What a client can make an app hold is bounded (commons/hardening/http_protocol.py): a body not
+complete within BODY_TIMEOUT_SECONDS gets 408 and lets go of its memory, at most
+MAX_UNFINISHED_BODIES bodies are received at once (503 with Retry-After past it), and past
+MAX_CONNECTIONS a new connection gets 503 at once. Memory is asserted as a bound, not speed."""
 
 import json
 import selectors

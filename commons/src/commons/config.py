@@ -23,7 +23,7 @@ class ConfigurationError(Exception):
 
 @dataclass(frozen=True)
 class HttpLimits:
-    """What a client can make the server hold, enforced by commons/http_protocol.py."""
+    """What a client can make the server hold, enforced by commons/hardening/http_protocol.py."""
 
     max_header_bytes: int = 64 * 1024  # a longer head gets 431 (MAX_HEADER_BYTES)
     header_timeout_s: float = 10.0  # a head not complete by then gets 408 (HEADER_TIMEOUT_SECONDS)

@@ -9,7 +9,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from commons.config import Settings, describe_database_host
-from commons.database_deadline import (
+from commons.hardening.database_deadline import (
     DatabaseDeadlineExceeded,
     bound_database_waits,
     check_deadline,

@@ -4,7 +4,8 @@ apps; each rung's step up from the one before shows what a cheaper way to answer
 what it gives up (validation, Pydantic's datetime rendering, fresh is_published).
 
 Every rung answers JSON that parses to the same posts as `response_model` (timestamps as
-instants): the harness checks it before timing (verify_ladder in loadtest/verify.py).
+instants): the harness checks it before timing (verify_ladder in
+loadtest/src/loadtest/modes/ladder/verify.py).
 
 Every route is a `def`, so FastAPI runs each in its thread pool. The two response_model rungs
 also validate the return value there (FastAPI's serialize_response, one more hop); the others

@@ -31,14 +31,14 @@ INTEGER_PARAMETERS = (
     ("query", "comments"),
 )
 NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"description": "Post not found"}}
-# Every route that uses the database (commons/database_deadline.py).
+# Every route that uses the database (commons/hardening/database_deadline.py).
 DATABASE_DOWN: dict[int | str, dict[str, Any]] = {
     503: {
         "description": "The database did not answer within DATABASE_TIMEOUT_SECONDS "
         "(5 s unless configured)"
     }
 }
-# Bodies are refused before they are read whole (commons/body_limit.py).
+# Bodies are refused before they are read whole (commons/hardening/body_limit.py).
 TOO_LARGE: dict[int | str, dict[str, Any]] = {
     413: {"description": "Request body over MAX_BODY_BYTES (1 MiB unless configured)"}
 }

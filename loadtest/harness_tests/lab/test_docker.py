@@ -144,7 +144,7 @@ def test_the_app_stage_serves_the_module_and_port_it_is_given() -> None:
     [command] = arguments_of(app, "CMD")
     assert command.startswith("exec uvicorn")  # uvicorn is the container's process
     assert '"$APP_MODULE"' in command and '--port "$APP_PORT"' in command
-    assert "--http commons.http_protocol:BoundedHttpToolsProtocol" in command
+    assert "--http commons.hardening.http_protocol:BoundedHttpToolsProtocol" in command
     [healthcheck] = arguments_of(app, "HEALTHCHECK")
     assert "http://127.0.0.1:${APP_PORT}/health" in healthcheck
     assert arguments_of(app, "EXPOSE") == ["${APP_PORT}"]

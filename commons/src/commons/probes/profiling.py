@@ -26,9 +26,9 @@ from typing import Any, NoReturn
 
 import anyio.to_thread
 
-from commons.asgi import ASGIApp, Message
+from commons.hardening.asgi import ASGIApp, Message
 
-# The harness's two READ scenarios (loadtest/scenarios.py), as paths and query strings.
+# The harness's two READ scenarios (loadtest/load/scenarios.py), as paths and query strings.
 SCENARIO_REQUESTS = {
     "synthetic": ("/posts_synthetic", b"per_page=100"),
     "read": ("/posts", b"per_page=100"),

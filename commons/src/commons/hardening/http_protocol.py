@@ -1,7 +1,7 @@
 """uvicorn's httptools protocol with bounds on what a client can make a server hold: a request's
 head (its size and read time), its body (its read time, and how many are unfinished at once) and
 the number of connections. Serve with
-`uvicorn ... --http commons.http_protocol:BoundedHttpToolsProtocol`.
+`uvicorn ... --http commons.hardening.http_protocol:BoundedHttpToolsProtocol`.
 
 uvicorn's httptools parser takes a request line and headers of any size, and waits for them
 forever: a 100 MB header was accepted after ~20 s, and 50 connections each holding an unfinished
@@ -14,8 +14,8 @@ in, had no time limit at all: 300 connections each holding 1,040,000 bytes of a 
 - a body not complete within BODY_TIMEOUT_SECONDS (30 s) of its head gets 408;
 - at most MAX_UNFINISHED_BODIES (64) bodies are received over several reads at once; the next
   one gets 503 with Retry-After, before it is read. A body is at most MAX_BODY_BYTES (1 MiB,
-  commons/body_limit.py) in the app and 64 KiB more in uvicorn, so unfinished bodies hold at
-  most about 64 x 1.1 MiB;
+  commons/hardening/body_limit.py) in the app and 64 KiB more in uvicorn, so unfinished bodies
+  hold at most about 64 x 1.1 MiB;
 - past MAX_CONNECTIONS (1000) open connections, a new one is answered 503 with Retry-After and
   closed at once, so unfinished heads hold at most about 1000 x 64 KiB.
 

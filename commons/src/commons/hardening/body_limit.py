@@ -6,7 +6,7 @@ once; a body without one (chunked) is counted as it arrives and refused when it 
 limit, before the rest is read.
 """
 
-from commons.asgi import BODILESS_METHODS, ASGIApp, Message, Receive, Send, send_json
+from commons.hardening.asgi import BODILESS_METHODS, ASGIApp, Message, Receive, Send, send_json
 
 
 class BodySizeLimit:

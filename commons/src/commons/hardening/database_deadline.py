@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import Engine, event
 from sqlalchemy.exc import InvalidatePoolError
 
-from commons.asgi import BODILESS_METHODS, ASGIApp, Message, Receive, Send, send_json
+from commons.hardening.asgi import BODILESS_METHODS, ASGIApp, Message, Receive, Send, send_json
 
 # Set by DatabaseSlotsMiddleware for the request's task; worker threads inherit it (anyio runs
 # sync dependencies and routes in a copy of the request's context).
