@@ -36,7 +36,7 @@ REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("request_deadline", defa
 MINIMUM_CONNECT_TIMEOUT_S = 2
 MAXIMUM_CONNECT_TIMEOUT_S = 5  # an unreachable host is reported this soon, deadline or not
 logger = logging.getLogger(__name__)
-UNAVAILABLE_BODY = b'{"detail":"Database unavailable"}'  # as answer_database_error's
+UNAVAILABLE_BODY = b'{"detail":"Database unavailable"}'  # as error_handlers.answer_database_error's
 
 
 class DatabaseDeadlineExceeded(Exception):

@@ -1,4 +1,5 @@
-"""What every mode that loads the arms in paired windows shares (the benchmark, the ladder)."""
+"""What every mode that loads the arms in paired windows shares (the benchmark, the ladder, the
+sweep)."""
 
 from dataclasses import dataclass, field
 from pathlib import Path

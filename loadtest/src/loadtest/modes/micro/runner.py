@@ -1,4 +1,4 @@
-"""`./test.sh micro`: in-process micro-benchmarks (commons/probes/microbench.py) in each arm's
+"""`./test.sh micro`: in-process micro-benchmarks (commons/probes/microbench/) in each arm's
 own environment, paired per round with their plain-Python baseline."""
 
 import json

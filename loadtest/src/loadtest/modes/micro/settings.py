@@ -28,7 +28,7 @@ class MicroPlan:
 # number of processes, so each arm runs first as often as the other (plan_jobs); about two
 # minutes in all on the 2-vCPU machines (6 x 6 took three on a busy hour).
 DEFAULT_PLAN = MicroPlan(processes=4, rounds=8, min_time_s=0.05)
-# 6 pairs: the fewest for which a 95% interval of the median exists (loadtest/stats.py).
+# 6 pairs: the fewest for which a 95% interval of the median exists (analysis/stats.py).
 QUICK_PLAN = MicroPlan(processes=2, rounds=3, min_time_s=0.02)
 
 
