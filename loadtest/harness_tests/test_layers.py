@@ -16,8 +16,11 @@ def imported_modules(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             modules |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            assert node.level == 0, f"{path}: the harness imports absolutely"
             modules.add(node.module)
+            if node.module == "loadtest":  # `from loadtest import modes`
+                modules |= {f"loadtest.{alias.name}" for alias in node.names}
     return modules
 
 

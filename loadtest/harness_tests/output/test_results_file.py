@@ -87,14 +87,22 @@ def test_ladder_and_micro_runs_from_before_versions_read_in_the_one_spelling(
         ("ladder", "v2/plain_orjson", "v2", "plain_orjson"),
         ("sweep", "nested-1000@v2-latest", "v2-latest", "nested-1000"),
         ("benchmark", "v1-shim", "v1-shim", None),
+        ("ladder", "v2", "v2", None),
     ],
 )
-def test_a_version_4_window_reads_with_its_arm_and_its_variant_apart(
+def test_a_version_4_run_reads_with_a_windows_arm_and_variant_apart(
     tmp_path: Path, kind: str, old_arm: str, arm: str, variant: str | None
 ) -> None:
-    old = {"schema_version": 4, "kind": kind, "windows": [{"arm": old_arm, "rps": 10.0}]}
-    [window] = read_results(write_raw(tmp_path / kind, old), KINDS)["windows"]
-    assert window == {"arm": arm, "variant": variant, "rps": 10.0}
+    old = {
+        "schema_version": 4,
+        "kind": kind,
+        "started_at": "2026-11-24T10:00:00+00:00",
+        "finished_at": "2026-11-24T10:05:30.5+00:00",
+        "windows": [{"arm": old_arm, "rps": 10.0}],
+    }
+    read = read_results(write_raw(tmp_path / kind, old), KINDS)
+    assert read["windows"] == [{"arm": arm, "variant": variant, "rps": 10.0}]
+    assert read["elapsed_s"] == 330.5  # the header every version-5 file has
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,10 @@
 """CPU pinning: the app on its own cores, the load generator and PostgreSQL on the others."""
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+# What runs on the load side's CPUs in a paired run.
+PAIRED_LOAD_SIDE = ("locust", "PostgreSQL", "the runner")
 
 
 @dataclass(frozen=True)
@@ -10,6 +13,16 @@ class PinningPlan:
     app_cpus: tuple[int, ...]
     load_cpus: tuple[int, ...]
     note: str
+    load_side: tuple[str, ...] = ()  # what runs on load_cpus, as the note names it
+
+    def without(self, what: str, because: str) -> "PinningPlan":
+        """The plan with `what` no longer on the load side (an external PostgreSQL), and the
+        note saying so."""
+        if not self.enabled or what not in self.load_side:
+            return self
+        load_side = tuple(item for item in self.load_side if item != what)
+        note = f"{pinning_note(self.app_cpus, self.load_cpus, load_side)} ({because})"
+        return replace(self, load_side=load_side, note=note)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -20,7 +33,12 @@ class PinningPlan:
         }
 
 
-def plan_pinning(requested: bool, available: set[int] | None = None) -> PinningPlan:
+def plan_pinning(
+    requested: bool,
+    available: set[int] | None = None,
+    load_side: tuple[str, ...] = PAIRED_LOAD_SIDE,
+) -> PinningPlan:
+    """The app on one half of the CPUs, `load_side` on the other (pinned when it starts)."""
     cpus = tuple(sorted(available if available is not None else os.sched_getaffinity(0)))
     if not requested:
         return PinningPlan(False, cpus, cpus, "pinning turned off (--no-pin)")
@@ -28,13 +46,20 @@ def plan_pinning(requested: bool, available: set[int] | None = None) -> PinningP
         return PinningPlan(False, cpus, cpus, f"not pinned: only {len(cpus)} CPU available")
     half = len(cpus) // 2
     load_cpus, app_cpus = cpus[:half], cpus[half:]
-    return PinningPlan(
-        True,
-        app_cpus,
-        load_cpus,
-        f"app on CPU {format_cpus(app_cpus)}; locust, PostgreSQL and the runner "
-        f"on CPU {format_cpus(load_cpus)}",
+    note = pinning_note(app_cpus, load_cpus, load_side)
+    return PinningPlan(True, app_cpus, load_cpus, note, load_side)
+
+
+def pinning_note(
+    app_cpus: tuple[int, ...], load_cpus: tuple[int, ...], load_side: tuple[str, ...]
+) -> str:
+    note = f"app on CPU {format_cpus(app_cpus)}"
+    if not load_side:
+        return note
+    names = (
+        load_side[0] if len(load_side) == 1 else f"{', '.join(load_side[:-1])} and {load_side[-1]}"
     )
+    return f"{note}; {names} on CPU {format_cpus(load_cpus)}"
 
 
 def format_cpus(cpus: tuple[int, ...]) -> str:

@@ -1,2 +1,2 @@
-"""Load in paired windows: scenarios, the timetable, locust and wrk runs, calibration,
-verification before timing, window records, and the paired runner every mode uses."""
+"""Load in paired windows, what every paired mode uses: slots and plans, the lab's scenarios,
+the timetable, locust runs and its user, calibration, window records, and run_schedule."""

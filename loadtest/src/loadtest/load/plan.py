@@ -12,6 +12,8 @@ from loadtest.lab.arms import baseline_of, comparisons
 # In a scenario's body, the arm's name: each arm writes rows of its own, so the rows an arm
 # stored can be counted against the writes it acknowledged while the arms share a table.
 ARM_PLACEHOLDER = "{arm}"
+# Sent with every JSON body (what locust sends with `json=`).
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 
 
 @dataclass(frozen=True)
@@ -28,16 +30,21 @@ class Request:
     prefix: str = ""
     marker: str | None = None
     count: int | None = None  # how often `marker` occurs in a right answer
+    item: str = "item"  # what a marker marks, in the failure's words
     exact: str | None = None  # the whole of a right answer
+
+    def __post_init__(self) -> None:
+        if (self.marker is None) != (self.count is None):
+            raise ValueError("a marker needs its count, and a count its marker")
 
     def problem(self, status: int, content: bytes) -> str | None:
         """What is wrong with an answer, by the cheap checks; None if nothing."""
         if status != self.status:
             return f"status {status}"
         if not content.startswith(self.prefix.encode()):
-            return "not the expected answer"
+            return f"the body does not start with {self.prefix}"
         if self.marker is not None and content.count(self.marker.encode()) != self.count:
-            return f"expected {self.count} items"
+            return f"expected {self.count} {self.item}s"
         if self.exact is not None and content != self.exact.encode():
             return f"expected {self.exact}"
         return None
@@ -76,7 +83,10 @@ class PairedPlan:
     comparisons: tuple[tuple[str, str], ...]  # (arm, reference)
 
     def scenario(self, name: str) -> Scenario:
-        return next(scenario for scenario in self.scenarios if scenario.name == name)
+        for scenario in self.scenarios:
+            if scenario.name == name:
+                return scenario
+        raise KeyError(f"the plan has no scenario {name!r}")
 
 
 def plan_lab_arms(arms: tuple[str, ...], scenarios: tuple[Scenario, ...]) -> PairedPlan:
@@ -86,8 +96,9 @@ def plan_lab_arms(arms: tuple[str, ...], scenarios: tuple[Scenario, ...]) -> Pai
 
 @dataclass(frozen=True)
 class SlotLoad:
-    """One slot's entry in a plan file: its request, and how many of the run's users take
-    part (the others idle through its windows; None: all)."""
+    """One slot's entry in a plan file: its request, and how many users of each locust process
+    take part (the others idle through its windows; None: all). The sweep, which sets it, runs
+    one process."""
 
     request: Request
     users: int | None = None

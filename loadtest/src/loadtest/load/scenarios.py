@@ -23,7 +23,9 @@ def write_title(arm: str) -> str:
 
 def post_list(path: str, posts: int) -> Request:
     """A GET answered by `{"posts": [...]}` holding `posts` posts."""
-    return Request("GET", path, prefix=POST_LIST_PREFIX, marker=POST_MARKER, count=posts)
+    return Request(
+        "GET", path, prefix=POST_LIST_PREFIX, marker=POST_MARKER, count=posts, item="post"
+    )
 
 
 SCENARIOS = {
@@ -41,7 +43,7 @@ SCENARIOS = {
             Request(
                 "POST",
                 "/posts",
-                json.dumps(WRITE_BODY, separators=(",", ":")),
+                json.dumps(WRITE_BODY),
                 status=201,
                 prefix='{"id":',
             ),

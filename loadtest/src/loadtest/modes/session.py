@@ -19,7 +19,7 @@ from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, check_configured_url, provide_database
 from loadtest.lab.docker import start_container_app
 from loadtest.lab.host import host_facts
-from loadtest.lab.pinning import PinningPlan, pin_process_tree, plan_pinning
+from loadtest.lab.pinning import PAIRED_LOAD_SIDE, PinningPlan, pin_process_tree, plan_pinning
 from loadtest.lab.processes import child_environment, ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.load.calibration import calibrate_load_generator
@@ -95,7 +95,6 @@ class RunSession:
     def __init__(
         self,
         mode: Mode,
-        kind: str,
         folder: RunFolder,
         started_at: datetime,
         host: dict[str, object],
@@ -103,7 +102,6 @@ class RunSession:
         stack: ExitStack,
     ) -> None:
         self.mode = mode
-        self.kind = kind
         self.folder = folder
         self.started_at = started_at
         self.host = host
@@ -118,15 +116,21 @@ class RunSession:
     def run_dir(self) -> Path:
         return self.folder.path
 
-    def pin(self, requested: bool, *, runner: bool = True, note: str | None = None) -> PinningPlan:
+    def pin(
+        self,
+        requested: bool,
+        *,
+        load_side: tuple[str, ...] = PAIRED_LOAD_SIDE,
+        note: str | None = None,
+    ) -> PinningPlan:
         """The apps' CPUs and the load side's, said in one line (`note`, where the mode uses
-        the plan its own way). With `runner`, this process, and so everything it starts from
-        now on (locust, PostgreSQL), moves to the load side; without, only what the mode pins
-        itself is pinned."""
-        self.pinning = plan_pinning(requested)
+        the plan its own way). With "the runner" on the load side, this process, and so
+        everything it starts from now on (locust, PostgreSQL), moves there; without, only
+        what the mode pins itself is pinned."""
+        self.pinning = plan_pinning(requested, load_side=load_side)
         if note is not None:
             self.pinning = replace(self.pinning, note=note)
-        if runner and self.pinning.enabled:
+        if "the runner" in load_side and self.pinning.enabled:
             os.sched_setaffinity(0, self.pinning.load_cpus)
         self.console.print(f"Pinning: {self.pinning.note}", highlight=False)
         return self.pinning
@@ -138,9 +142,8 @@ class RunSession:
         if database.server_pid and self.pinning.enabled:
             pin_process_tree(database.server_pid, self.pinning.load_cpus)
         elif self.pinning.enabled:
-            note = self.pinning.note.replace(", PostgreSQL", "")
-            self.pinning = replace(
-                self.pinning, note=f"{note} (the external PostgreSQL is not pinned)"
+            self.pinning = self.pinning.without(
+                "PostgreSQL", "the external PostgreSQL is not pinned"
             )
             self.console.print(f"Pinning, corrected: {self.pinning.note}", highlight=False)
         return database
@@ -153,8 +156,11 @@ class RunSession:
         self.progress = self.stack.enter_context(ProgressDisplay(planned_s, self.console))
         return self.progress
 
-    def calibrate(self, settings: PairedLoadSettings, output_dir: Path | None = None) -> dict:
-        """How fast locust goes against a trivial endpoint, on the CPUs the arms will use."""
+    def calibrate(
+        self, settings: PairedLoadSettings, output_dir: Path | None = None
+    ) -> dict[str, Any]:
+        """How fast locust goes against a trivial endpoint served on the apps' CPUs, before any
+        arm starts: a floor on the load generator's own ceiling."""
         assert self.progress is not None, "show_progress first: calibration takes seconds"
         directory = output_dir or self.run_dir
         directory.mkdir(parents=True, exist_ok=True)
@@ -192,7 +198,8 @@ class RunSession:
         """results.json (the header, then the mode's results), the mode's reports, and the
         report in the terminal; returns what results.json holds."""
         header = run_header(self.started_at, datetime.now(UTC), self.host)
-        document = write_results(self.run_dir, self.kind, header | results)
+        assert self.mode.kind is not None  # open_session opens runs of modes that have one
+        document = write_results(self.run_dir, self.mode.kind, header | results)
         written = self.mode.report.write_reports(self.run_dir, document)
         self.mode.report.print_report(document, self.console)
         names = ["results.json", *(path.name for path in written)]
@@ -214,4 +221,4 @@ def open_session(kind: str, results_dir: Path, console: Console) -> Iterator[Run
         # First: pinning narrows the CPUs this process sees, and the host facts would say so.
         host = host_facts()
         console.print(f"Results go to {folder.path}", highlight=False)
-        yield RunSession(mode, kind, folder, started_at, host, console, stack)
+        yield RunSession(mode, folder, started_at, host, console, stack)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from loadtest.lab.errors import LabError
+from loadtest.load.slots import Slot
 
 SCHEMA_VERSION = 5
 # What each version changed, for the reader of an old file:
@@ -80,7 +81,7 @@ def upgrade(document: dict[str, Any], path: Path, kinds: tuple[str, ...]) -> dic
             f"reads versions {READABLE_VERSIONS[0]}-{SCHEMA_VERSION} of the kinds "
             f"{', '.join(kinds)} (a newer file needs a newer lab)"
         )
-    upgraded = respell_ratios(document)
+    upgraded = add_elapsed(respell_ratios(document))
     if isinstance(upgraded.get("windows"), list):
         upgraded["windows"] = [split_window_arm(window, kind) for window in upgraded["windows"]]
     return {**upgraded, "schema_version": SCHEMA_VERSION, "kind": kind, "upgraded_from": version}
@@ -110,12 +111,27 @@ def respell_ratios(value: Any) -> Any:
 
 
 def split_window_arm(window: dict[str, Any], kind: str) -> dict[str, Any]:
-    """A window of a file before version 5: its arm and its variant apart."""
+    """A window of a file before version 5: its arm and its variant apart (the ladder wrote
+    "v2/plain_orjson", today's spelling of a slot; the sweep "flat-10@v2")."""
     if not isinstance(window, dict) or "variant" in window or "arm" not in window:
         return window
     arm, variant = str(window["arm"]), None
     if kind == "ladder":
-        arm, _, variant = arm.rpartition("/")
-    elif kind == "sweep":
+        slot = Slot.parse(arm)
+        arm, variant = slot.arm, slot.variant
+    elif kind == "sweep" and "@" in arm:
         variant, _, arm = arm.rpartition("@")
     return {**window, "arm": arm, "variant": variant}
+
+
+def add_elapsed(document: dict[str, Any]) -> dict[str, Any]:
+    """A header from before version 5 without `elapsed_s` (the ladder's, the sweep's, the
+    profile's): from its start and finish."""
+    if "elapsed_s" in document or not {"started_at", "finished_at"} <= set(document):
+        return document
+    try:
+        started = datetime.fromisoformat(document["started_at"])
+        finished = datetime.fromisoformat(document["finished_at"])
+    except (TypeError, ValueError):
+        return document
+    return {**document, "elapsed_s": round((finished - started).total_seconds(), 1)}

@@ -3,9 +3,7 @@ what the paired user and the web UI's users share."""
 
 from typing import Any
 
-from loadtest.load.plan import Request
-
-JSON_HEADERS = {"content-type": "application/json"}
+from loadtest.load.plan import JSON_HEADERS, Request
 
 
 def send_checked(client: Any, request: Request, url: str, name: str) -> None:

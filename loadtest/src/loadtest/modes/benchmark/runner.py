@@ -43,7 +43,6 @@ DOCKER_PINNING = (
     "(docker-compose.yml)"
 )
 QUIET_S = 1.0  # let the apps go quiet before idle/after memory readings
-SCENARIO_USER_CLASS = {"read": "ReadUser", "synthetic": "SyntheticUser", "write": "WriteUser"}
 
 
 def planned_seconds(settings: BenchmarkSettings) -> float:
@@ -122,9 +121,6 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             runs += repeat_runs
             cross_check_windows += repeat_cross_check
 
-    complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == SCENARIO_NAMES
-    if complete:
-        link_latest(settings.results_dir, run_dir)
     session.finish(
         build_results(
             settings=settings,
@@ -138,7 +134,11 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             cross_check_tool=cross_check_tool,
         )
     )
-    if not complete:
+    # results/latest moves only once the run's results.json and reports are written.
+    complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == SCENARIO_NAMES
+    if complete:
+        link_latest(settings.results_dir, run_dir)
+    else:
         console.print(
             "results/latest was not moved: it points at the newest run of every default arm "
             "and scenario, and this one ran fewer.",

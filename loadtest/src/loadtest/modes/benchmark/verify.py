@@ -8,9 +8,8 @@ from typing import Any
 import httpx
 
 from loadtest.lab.dataset import count_posts_titled
-from loadtest.load.plan import Request, Scenario
+from loadtest.load.plan import JSON_HEADERS, Request, Scenario
 
-JSON_HEADERS = {"content-type": "application/json"}
 POST_OUT_TYPES: dict[str, type | tuple[type, ...]] = {
     "id": int,
     "published_at": str,

@@ -95,12 +95,12 @@ def run_micro(settings: MicroSettings, console: Console) -> Path:
     plan = settings.plan
     with open_session(KIND, settings.results_dir, console) as session:
         run_dir = session.run_dir
-        planned = plan_pinning(settings.pin)
+        planned = plan_pinning(settings.pin, load_side=())
         # One CPU of the apps' half: the processes run one at a time, and a fixed CPU keeps the
         # cache and the frequency of every measurement alike.
         cpus = planned.app_cpus[-1:] if planned.enabled else None
         note = f"every micro-benchmark process on CPU {format_cpus(cpus)}" if cpus else planned.note
-        session.pin(settings.pin, runner=False, note=note)
+        session.pin(settings.pin, load_side=(), note=note)
         jobs = plan_jobs(settings.apps, plan.processes)
         shared_arm = settings.apps[-1]
         console.print(

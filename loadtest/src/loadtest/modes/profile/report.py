@@ -8,9 +8,8 @@ from rich.table import Table
 
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.profile.buckets import BUCKETS
+from loadtest.modes.profile.settings import PROFILED_SCENARIOS
 from loadtest.output.text import markdown_table, pydantic_heading
-
-PROFILED_SCENARIOS = ("synthetic", "read")
 
 
 def cells(entry: dict[str, Any] | None, bucket: str) -> list[str]:

@@ -7,8 +7,7 @@ from loadtest.lab.database import LabDatabase
 from loadtest.lab.pinning import PinningPlan
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.profile.buckets import BUCKETS
-from loadtest.modes.profile.report import PROFILED_SCENARIOS
-from loadtest.modes.profile.settings import ProfileSettings
+from loadtest.modes.profile.settings import PROFILED_SCENARIOS, ProfileSettings
 
 
 def build_profile_results(

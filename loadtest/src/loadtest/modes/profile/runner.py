@@ -15,13 +15,12 @@ from loadtest.lab.database import check_configured_url
 from loadtest.lab.dataset import load_dataset
 from loadtest.lab.errors import LabError
 from loadtest.lab.paths import REPOSITORY_ROOT
-from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.processes import child_environment
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.profile.buckets import per_request_us, read_profile
-from loadtest.modes.profile.report import PROFILED_SCENARIOS, how_to_open
+from loadtest.modes.profile.report import how_to_open
 from loadtest.modes.profile.results import build_profile_results
-from loadtest.modes.profile.settings import ProfileSettings
+from loadtest.modes.profile.settings import PROFILED_SCENARIOS, ProfileSettings
 from loadtest.modes.session import open_session
 
 KIND = "profile"
@@ -87,10 +86,8 @@ def run_profile(settings: ProfileSettings, console: Console) -> Path:
     count = settings.requests
     with open_session(KIND, settings.results_dir, console) as session:
         run_dir = session.run_dir
-        planned = plan_pinning(settings.pin)
-        note = planned.note.replace("locust, PostgreSQL and the runner", "PostgreSQL")
-        # The apps' CPUs for the profiled process; PostgreSQL on the other half.
-        session.pin(settings.pin, runner=False, note=note)
+        # The profiled process on the apps' CPUs; PostgreSQL on the other half.
+        session.pin(settings.pin, load_side=("PostgreSQL",))
         profile: dict[str, dict[str, Any]] = {scenario: {} for scenario in PROFILED_SCENARIOS}
         versions: dict[str, Any] = {}
         database = session.start_database()

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
 
+# The lab's scenarios it profiles (load/scenarios.py), in the order of its tables.
+PROFILED_SCENARIOS = ("synthetic", "read")
 # The profile compares the two Pydantic majors unless --apps says otherwise.
 PROFILE_APPS = ("v1", "v2")
 # Requests profiled per app and scenario (and with --quick).

@@ -167,7 +167,7 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
     with open_session(KIND, settings.results_dir, console) as session:
         run_dir = session.run_dir
         scratch = session.stack.enter_context(tempfile.TemporaryDirectory(prefix="lab-scale-"))
-        pinning = session.pin(settings.pin, runner=False)
+        pinning = session.pin(settings.pin, load_side=())  # the apps alone: nothing else runs
         cpus = pinning.app_cpus if pinning.enabled else None
         folders: dict[str, Path] = {}
         for models in settings.models:

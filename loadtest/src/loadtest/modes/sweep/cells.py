@@ -11,7 +11,7 @@ import httpx
 
 from commons.payloads import MAX_BULK_POSTS, as_instants, bulk_post
 from loadtest.lab.errors import LabError
-from loadtest.load.plan import Request
+from loadtest.load.plan import JSON_HEADERS, Request
 from loadtest.load.scenarios import post_list
 from loadtest.load.slots import Slot
 from loadtest.modes.sweep.settings import READ_SHAPES, READ_SIZES, WRITE_SIZES, SweepSettings
@@ -88,12 +88,13 @@ def send(client: httpx.Client, request: Request) -> httpx.Response:
         request.method,
         request.path,
         content=request.body,
-        headers={"content-type": "application/json"} if request.body else None,
+        headers=JSON_HEADERS if request.body else None,
     )
 
 
-def probe_cell(client: httpx.Client, cell: Cell, request: Request, arm: str) -> CellProbe:
-    """Check one arm's answer in full and time it alone; a LabError names what is wrong."""
+def probe_cell(client: httpx.Client, cell: Cell, request: Request, slot: str) -> CellProbe:
+    """Check one arm's answer in full and time it alone; a LabError names what is wrong (and
+    the slot: the arm and the cell)."""
     timings = []
     response = send(client, request)
     for _ in range(TIMED_REQUESTS):
@@ -106,7 +107,7 @@ def probe_cell(client: httpx.Client, cell: Cell, request: Request, arm: str) -> 
         document = as_instants(response.json())
         problem = full_problem(cell, document)
     if problem is not None:
-        raise LabError(f"{arm}: {request.method} {request.path} failed verification: {problem}")
+        raise LabError(f"{slot}: {request.method} {request.path} failed verification: {problem}")
     return CellProbe(
         request_bytes=len(request.body.encode()) if request.body else 0,
         response_bytes=len(response.content),

@@ -11,8 +11,9 @@ from rich.console import Console
 from loadtest.lab.apps import RunningApp
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import run_schedule
-from loadtest.load.plan import Request, SlotLoad
+from loadtest.load.plan import Request, Scenario, SlotLoad, plan_lab_arms
 from loadtest.load.schedule import Schedule
+from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
 from loadtest.modes.sweep.cells import (
@@ -38,8 +39,8 @@ def run_sweep(settings: SweepSettings, console: Console) -> Path:
     cells = plan_cells(settings)
     check_local_arms(settings)
     with open_session(KIND, settings.results_dir, console) as session:
-        # The bulk cells write to the database; the others never read it.
         estimate = PREPARATION_S + (CALIBRATION_S if settings.calibrate else 0)
+        # The bulk cells write to the database; the others never read it.
         arms = session.start_paired_arms(settings, estimate)
         requests = {cell: cell_request(cell, settings.comments) for cell in cells}
         probes = verify_cells(arms.apps, requests)
@@ -102,12 +103,16 @@ def measure_sweep(
     timings: dict[Cell, CellTiming],
 ) -> tuple[list[WindowRecord], LocustRun, Schedule]:
     """One locust run along the timetable: each slot (an app's cell) with its users."""
+    scenarios = tuple(Scenario(cell.name, cell.name, requests[cell]) for cell in cells)
+    plan = plan_lab_arms(tuple(arms.apps), scenarios)
     loads = {
-        cell_slot(cell, app): SlotLoad(requests[cell], timings[cell].users[app])
+        cell_slot(cell, app): SlotLoad(
+            plan.scenario(cell.name).request_for(app), timings[cell].users[app]
+        )
         for cell in cells
-        for app in arms.apps
+        for app in plan.arms
     }
-    hosts = {cell_slot(cell, app): arms.apps[app].base_url for cell in cells for app in arms.apps}
+    hosts = {slot: arms.apps[Slot.parse(slot).arm].base_url for slot in loads}
     schedule, records, locust = run_schedule(
         settings,
         lambda start: build_sweep_schedule(settings, cells, timings, hosts, start),
