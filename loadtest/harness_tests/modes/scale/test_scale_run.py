@@ -58,17 +58,54 @@ def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_pat
     assert "start-up to first /health" in (run_dir / "report.md").read_text()
 
 
+def test_a_real_run_of_a_shape_measures_its_variant_beside_it(tmp_path: Path) -> None:
+    """The union shape, two members, one timed process: the discriminated variant is measured
+    beside the plain union in every arm and compared with v1's in the same variant."""
+    before = lab_processes()
+    arguments = ["scale", "--shape", "union", "--sizes", "2", "--processes", "1"]
+    result = run_runner(
+        *arguments, "--apps", "v1,v2", *port_options(), "--results-dir", str(tmp_path)
+    )
+    assert result.returncode == 0, result.stderr
+    assert leftover_processes(before) == {}
+    results = json.loads((only_run(tmp_path) / "results.json").read_text())
+    scale = results["scale"]
+    assert (scale["shape"], scale["size_label"], scale["models"]) == ("union", "union members", [2])
+    assert list(scale["subjects"]) == ["v1", "v1+tagged", "v2", "v2+tagged"]
+    assert scale["apps"]["2"] == {"models": 102, "routes": 200, "routers": 10}
+    assert set(scale["ratios"]) == {"v2/v1", "v2+tagged/v1+tagged", "v1+tagged/v1", "v2+tagged/v2"}
+    assert "v2+tagged/v1+tagged at 2 union members: start-up to first /health" in result.stdout
+    assert "the union shape" in (only_run(tmp_path) / "report.md").read_text()
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--models", "0"], "0 models: choose 1 to 2000"),
+        (["--models", "0"], "0 must be at least 1"),
         (["--models", "10,ten"], "'ten' is not a whole number"),
         (["--models", "10,10"], "names a size twice"),
         (["--processes", "0"], "0 must be at least 1"),
         (["--pairs", "3"], "--pairs does not apply to the scale mode"),
+        (["--shape", "tree"], "argument --shape: invalid choice: 'tree'"),
+        (["--bound", "1"], "must be between 5 and 3600 seconds"),
+        (["--defer-build", "--no-defer-build"], "not allowed with argument"),
     ],
 )
 def test_scale_option_errors_are_one_line(arguments: list[str], message: str) -> None:
     result = run_runner("scale", *arguments)
     assert result.returncode == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--sizes", "3000"], "--sizes 3000: the service shape takes at most 2000 models"),
+        (["--shape", "routes", "--sizes", "3"], "routes per model come in multiples of 2"),
+        (["--shape", "union", "--sizes", "1"], "a union has at least 2 members"),
+    ],
+)
+def test_a_size_the_shape_cannot_build_is_one_line(arguments: list[str], message: str) -> None:
+    result = run_runner("scale", *arguments)
+    assert result.returncode == 1
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

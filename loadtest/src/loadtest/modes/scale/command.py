@@ -5,6 +5,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from loadtest.lab.errors import LabError
 from loadtest.modes.options import (
     add_apps,
     add_no_pin,
@@ -12,81 +13,110 @@ from loadtest.modes.options import (
     add_results_dir,
     ports_from,
     positive_int,
+    seconds_between,
     whole_number,
 )
-from loadtest.modes.scale.settings import (
-    DEFAULT_PLAN,
-    MAX_MODELS,
-    MODEL_COUNTS,
-    QUICK_PLAN,
-    ScalePlan,
-    ScaleSettings,
-)
+from loadtest.modes.scale.settings import DEFAULT_PLAN, QUICK_PLAN, ScalePlan, ScaleSettings
+from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPE_NAMES, SHAPES
 
 SUMMARY = (
     "start-up and memory at scale: generated apps of 10, 100 and 500 models (two routes each) "
     "in each arm's own idiom, fresh processes, with defer_build as a variant (~6 min; --quick "
-    "~1.5 min)"
+    "~1.5 min); --shape chain, recursive, generic, union or routes: the shapes users reported "
+    "trouble with"
 )
 
 
-def model_counts(text: str) -> tuple[int, ...]:
-    counts = []
+def size_list(text: str) -> tuple[int, ...]:
+    sizes = []
     for part in text.split(","):
         try:
-            count = int(part)
+            size = int(part)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{part!r} is not a whole number") from None
-        if not 1 <= count <= MAX_MODELS:
-            raise argparse.ArgumentTypeError(f"{count} models: choose 1 to {MAX_MODELS}")
-        counts.append(count)
-    if len(set(counts)) != len(counts):
+        if size < 1:
+            raise argparse.ArgumentTypeError(f"{size} must be at least 1")
+        sizes.append(size)
+    if len(set(sizes)) != len(sizes):
         raise argparse.ArgumentTypeError(f"{text!r} names a size twice")
-    return tuple(sorted(counts))
+    return tuple(sorted(sizes))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    shapes = "; ".join(
+        f"{name}: {shape.summary} (sizes: {shape.size_label}, default "
+        f"{','.join(map(str, shape.sizes))})"
+        for name, shape in SHAPES.items()
+    )
     parser.description = (
-        "Generate apps of M models (nested models, optional fields, enums, lists, datetimes, "
-        "constrained strings; a validator every third model, a computed field every fourth; "
-        "two routes per model, ten models per APIRouter) in each arm's schema idiom, verify "
-        "that every route answers, then start each as fresh processes in rotating order: "
-        "import time, time to the first /health, memory idle, memory after one request to "
-        "every route, the first /openapi.json. Arms whose models are Pydantic 2's also run "
-        "with defer_build=True. About 6 minutes with the defaults "
-        f"({DEFAULT_PLAN.processes} processes per arm and size), 1.5 with --quick "
+        "Generate apps of one shape in each arm's schema idiom, verify that every route answers "
+        "its model's JSON, then start each as fresh processes in rotating order: import time, "
+        "time to the first /health, memory idle, memory after one request to every route, the "
+        f"first /openapi.json. Shapes: {shapes}. A process that takes longer than --bound is "
+        "reported as over it, one that fails to start with its error, and the subject's larger "
+        "sizes are skipped. About 6 minutes with the defaults "
+        f"({DEFAULT_PLAN.processes} processes per subject and size), 1.5 with --quick "
         f"({QUICK_PLAN.processes}). Results go to results/<UTC timestamp>-scale/."
+    )
+    parser.add_argument(
+        "--shape",
+        choices=SHAPE_NAMES,
+        default=DEFAULT_SHAPE,
+        metavar="NAME",
+        help=f"the models' shape: {', '.join(SHAPE_NAMES)} (default {DEFAULT_SHAPE})",
     )
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"a first look in about 1.5 minutes: {QUICK_PLAN.processes} timed process per arm "
-        "and size (no spread, no intervals)",
+        help=f"a first look: {QUICK_PLAN.processes} timed process per subject and size (no "
+        "spread, no intervals)",
     )
     parser.add_argument(
         "--processes",
         type=positive_int,
-        help=f"timed processes per arm and size (default {DEFAULT_PLAN.processes}, --quick "
+        help=f"timed processes per subject and size (default {DEFAULT_PLAN.processes}, --quick "
         f"{QUICK_PLAN.processes}; 6 or more give ratios a 95%% interval)",
     )
     parser.add_argument(
+        "--sizes",
         "--models",
-        type=model_counts,
-        default=MODEL_COUNTS,
-        metavar="M[,M...]",
-        help=f"app sizes, in models (default {','.join(map(str, MODEL_COUNTS))}; at most "
-        f"{MAX_MODELS})",
+        dest="sizes",
+        type=size_list,
+        metavar="N[,N...]",
+        help="the shape's sizes, comma-separated: models (service, chain, recursive, generic), "
+        "union members (union) or routes per model (routes); default: the shape's own",
+    )
+    defer = parser.add_mutually_exclusive_group()
+    defer.add_argument(
+        "--defer-build",
+        dest="defer_build",
+        action="store_true",
+        default=None,
+        help="add the defer_build=True variants of the Pydantic 2 arms (the service shape's "
+        "default)",
+    )
+    defer.add_argument(
+        "--no-defer-build",
+        dest="defer_build",
+        action="store_false",
+        help="leave out the defer_build=True variants",
     )
     parser.add_argument(
-        "--no-defer-build",
+        "--no-variants",
         action="store_true",
-        help="leave out the defer_build=True variants of the Pydantic 2 arms",
+        help="leave out the shape's own variants (union: discriminated; chain: backward only)",
     )
     parser.add_argument(
         "--flat-routes",
         action="store_true",
         help="add, for every arm, the same app with every route declared on the app itself "
         "(no APIRouter, no include_router): what nesting routers costs",
+    )
+    parser.add_argument(
+        "--bound",
+        type=seconds_between(5, 3600),
+        help="seconds a process may take, start, every route and /openapi.json (default: the "
+        "shape's, 60)",
     )
     parser.add_argument(
         "--seed",
@@ -100,16 +130,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_results_dir(parser)
 
 
+def checked_sizes(shape_name: str, sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """The sizes the shape can build, or one line naming the first it cannot."""
+    shape = SHAPES[shape_name]
+    for size in sizes:
+        if size > shape.max_size:
+            raise LabError(
+                f"--sizes {size}: the {shape_name} shape takes at most {shape.max_size} "
+                f"{shape.size_label}"
+            )
+        if size % shape.size_step:
+            raise LabError(
+                f"--sizes {size}: the {shape_name} shape's {shape.size_label} come in "
+                f"multiples of {shape.size_step}"
+            )
+        if shape_name == "union" and size < 2:
+            raise LabError("--sizes 1: a union has at least 2 members")
+    return sizes
+
+
 def settings_from(arguments: argparse.Namespace) -> ScaleSettings:
+    shape = SHAPES[arguments.shape]
     quick_or_default = QUICK_PLAN if arguments.quick else DEFAULT_PLAN
+    default_sizes = shape.quick_sizes if arguments.quick else shape.sizes
+    defer_build = shape.defer_build if arguments.defer_build is None else arguments.defer_build
     return ScaleSettings(
         apps=arguments.apps,
-        models=arguments.models,
-        defer_build=not arguments.no_defer_build,
+        shape=arguments.shape,
+        sizes=checked_sizes(arguments.shape, arguments.sizes or default_sizes),
+        defer_build=defer_build,
         flat=arguments.flat_routes,
+        variants=() if arguments.no_variants else tuple(shape.variants),
         quick=arguments.quick,
         plan=ScalePlan(arguments.processes or quick_or_default.processes),
         seed=arguments.seed,
+        bound_s=arguments.bound or shape.bound_s,
         ports=ports_from(arguments, arguments.apps),
         pin=not arguments.no_pin,
         results_dir=arguments.results_dir.resolve(),

@@ -38,9 +38,31 @@ def metric_label(scale: dict[str, Any], metric: str) -> str:
     return f"{facts['label']}, {facts['unit']}"
 
 
+def shape_of(scale: dict[str, Any]) -> str:
+    """The run's shape (runs before shapes were the service shape)."""
+    return str(scale.get("shape", "service"))
+
+
+def size_label(scale: dict[str, Any]) -> str:
+    """What the sizes count: models, union members, routes per model."""
+    return str(scale.get("size_label", "models"))
+
+
+def unfinished_text(reason: str) -> str:
+    """A table's short form: "over 60 s", "failed: RecursionError", "failed: /openapi.json
+    500" (the whole message is in the summary lines)."""
+    if not reason.startswith("failed: "):
+        return reason
+    error, status = reason.removeprefix("failed: "), ""
+    if error.startswith("/openapi.json "):
+        status, _, error = error.removeprefix("/openapi.json ").partition(", ")
+        status += " "
+    return f"failed: {status}{error.split(':')[0].split('.')[-1]}"
+
+
 def figure_cell(cell: dict[str, Any], digits: int) -> str:
     if cell["median"] is None:
-        return "–"
+        return unfinished_text(cell["unfinished"]) if cell.get("unfinished") else "–"
     return (
         f"{format_number(cell['median'], digits)} "
         f"({format_number(cell['min'], digits)}–{format_number(cell['max'], digits)})"
@@ -49,7 +71,7 @@ def figure_cell(cell: dict[str, Any], digits: int) -> str:
 
 def figure_rows(scale: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     keys = list(scale["subjects"])
-    header = ["metric", "models", *keys]
+    header = ["metric", size_label(scale), *keys]
     rows = []
     for metric, facts in scale["metrics"].items():
         for models in scale["models"]:
@@ -64,7 +86,7 @@ def figure_rows(scale: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def ratio_rows(scale: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     names = list(scale["ratios"])
-    header = ["metric", "models", *names]
+    header = ["metric", size_label(scale), *names]
     rows = []
     for metric in scale["metrics"]:
         for models in scale["models"]:
@@ -79,7 +101,7 @@ def ratio_rows(scale: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def per_model_rows(scale: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     keys = list(scale["subjects"])
-    header = ["per model added", *keys]
+    header = [f"per {one_of(size_label(scale))} added", *keys]
     rows = []
     for metric, facts in scale["metrics"].items():
         unit = "ms" if facts["unit"] == "s" else "KiB"
@@ -89,17 +111,37 @@ def per_model_rows(scale: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def one_of(label: str) -> str:
+    """ "models" -> "model", "union members" -> "union member", "routes per model" -> "route
+    per model"."""
+    first, _, rest = label.partition(" per ")
+    return first.removesuffix("s") + (f" per {rest}" if rest else "")
+
+
 def summary_lines(scale: dict[str, Any]) -> list[str]:
-    """Per ratio over v1 (or the first one there is), the headline metrics at the biggest app."""
-    biggest = str(max(scale["models"]))
+    """What did not finish, first; then per ratio (over v1, or the first one there is) the
+    headline metrics at the biggest size both subjects finished."""
+    label = size_label(scale)
     lines = []
+    for key, by_size in scale["figures"].items():
+        for size in scale["models"]:
+            why = by_size[str(size)]["to_health_s"].get("unfinished")
+            if why and not why.startswith("not run"):
+                lines.append(f"{key} at {size} {label}: {why}.")
+                break
     for name, ratio in scale["ratios"].items():
+        finished = [
+            size
+            for size in scale["models"]
+            if ratio["by_models"][str(size)]["to_health_s"].get("estimate") is not None
+        ]
+        biggest = str(max(finished or scale["models"]))
         parts = [
             f"{scale['metrics'][metric]['label']} "
             f"{format_ratio(ratio['by_models'][biggest][metric], mark=False)}"
             for metric in HEADLINE_METRICS
         ]
-        lines.append(f"{name} at {biggest} models: {'; '.join(parts)}.")
+        lines.append(f"{name} at {biggest} {label}: {'; '.join(parts)}.")
     costs = []
     for key, per_model in scale["per_model"].items():
         if "to_health_s" in per_model:
@@ -108,10 +150,13 @@ def summary_lines(scale: dict[str, Any]) -> list[str]:
                 f"{format_number(per_model['rss_routes_mib'], 0)} KiB"
             )
     if costs:
+        added = (
+            "Each model added (two routes)"
+            if shape_of(scale) == "service"
+            else f"Each {one_of(label)} added"
+        )
         lines.append(
-            "Each model added (two routes) costs start-up and memory after every route once: "
-            + ", ".join(costs)
-            + "."
+            f"{added} costs start-up and memory after every route once: " + ", ".join(costs) + "."
         )
     return lines
 
@@ -119,9 +164,12 @@ def summary_lines(scale: dict[str, Any]) -> list[str]:
 def heading(results: dict[str, Any]) -> str:
     scale = results["scale"]
     host = results["host"]
+    shape = shape_of(scale)
+    title = TITLE if shape == "service" else f"{TITLE}, the {shape} shape"
     return (
-        f"{TITLE}: {', '.join(scale['subjects'])} — {', '.join(map(str, scale['models']))} "
-        f"models, {results['settings']['processes']} fresh processes each, on {host['cpu_model']}"
+        f"{title}: {', '.join(scale['subjects'])} — {', '.join(map(str, scale['models']))} "
+        f"{size_label(scale)}, {results['settings']['processes']} fresh processes each, on "
+        f"{host['cpu_model']}"
     )
 
 
@@ -166,20 +214,28 @@ def draw_growth(ax: Axes, scale: dict[str, Any], metric: str, legend: bool = Tru
     span min–max."""
     models = scale["models"]
     for key in scale["subjects"]:
-        cells = [scale["figures"][key][str(count)][metric] for count in models]
-        medians = [cell["median"] for cell in cells]
-        lower = [cell["median"] - cell["min"] for cell in cells]
-        upper = [cell["max"] - cell["median"] for cell in cells]
+        finished = [
+            (count, cell)
+            for count in models
+            if (cell := scale["figures"][key][str(count)][metric])["median"] is not None
+        ]
+        if not finished:
+            continue
+        medians = [cell["median"] for _, cell in finished]
+        lower = [cell["median"] - cell["min"] for _, cell in finished]
+        upper = [cell["max"] - cell["median"] for _, cell in finished]
         arm = scale["subjects"][key]["arm"]
         deferred, flat = key.endswith(DEFER_SUFFIX), key.endswith(FLAT_SUFFIX)
+        variant = bool(scale["subjects"][key].get("variant"))
         ax.errorbar(
-            models,
+            [count for count, _ in finished],
             medians,
             yerr=[lower, upper],
             label=key,
             color=colour(arm),
-            linestyle="--" if deferred else ":" if flat else "-",
-            marker="s" if deferred else "^" if flat else "o",
+            linestyle="--" if deferred else ":" if flat else "-." if variant else "-",
+            marker="s" if deferred else "^" if flat else "D" if variant else "o",
+            markerfacecolor="white" if variant else None,
             markersize=4,
             capsize=3,
         )
@@ -191,7 +247,11 @@ def draw_growth(ax: Axes, scale: dict[str, Any], metric: str, legend: bool = Tru
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("models in the app (two routes each)")
+    ax.set_xlabel(
+        "models in the app (two routes each)"
+        if shape_of(scale) == "service"
+        else f"{size_label(scale)} (the {shape_of(scale)} shape)"
+    )
     ax.set_ylabel(metric_label(scale, metric))
     ax.grid(axis="y", color=REFERENCE_COLOUR, linewidth=0.5)
     if legend:
@@ -221,7 +281,13 @@ def html(results: dict[str, Any]) -> str:
         body += figure(
             to_svg(growth_figure(scale, metric)),
             f"{scale['metrics'][metric]['label']}: median of the fresh processes, whiskers "
-            "min–max; dashed: defer_build=True; dotted: every route on the app itself.",
+            "min–max; dashed: defer_build=True; dotted: every route on the app itself"
+            + (
+                "; dash-dot, hollow: the shape's variant"
+                if any(facts.get("variant") for facts in scale["subjects"].values())
+                else ""
+            )
+            + ".",
         )
     body += "<h2>Figures</h2>" + html_table(*figure_rows(scale))
     if scale["ratios"]:

@@ -8,8 +8,9 @@ from loadtest.analysis.ratio import paired_ratio
 from loadtest.analysis.stats import summarize
 from loadtest.lab.arms import ARMS
 from loadtest.lab.pinning import PinningPlan
-from loadtest.modes.scale.generator import MODELS_PER_ROUTER
 from loadtest.modes.scale.settings import ScaleSettings
+from loadtest.modes.scale.shapes import SHAPES
+from loadtest.modes.scale.shapes.base import MODELS_PER_ROUTER, AppSpec
 from loadtest.modes.scale.subjects import Subject, comparisons
 
 
@@ -40,17 +41,38 @@ def subject_facts(subject: Subject, versions: dict[str, Any]) -> dict[str, Any]:
         "arm": subject.arm,
         "defer_build": subject.defer_build,
         "flat": subject.flat,
+        "variant": subject.variant,
         "idiom": subject.idiom,
         "environment": ARMS[subject.arm].environment,
         "versions": versions,
     }
 
 
-def figures_of(samples: list[dict[str, Any]], key: str, models: int) -> dict[str, Any]:
+def figures_of(
+    samples: list[dict[str, Any]], key: str, models: int, unfinished: str | None
+) -> dict[str, Any]:
+    """Per metric: median and range over the processes that finished; `unfinished` says why
+    there are none (or why some did not finish)."""
     mine = [s for s in samples if s["subject"] == key and s["models"] == models]
-    return {
-        metric: summarize([s[metric] for s in mine]) | {"samples": len(mine)} for metric in METRICS
-    }
+    finished = [s for s in mine if "unfinished" not in s]
+    why = unfinished or next((s["unfinished"] for s in mine if "unfinished" in s), None)
+    figures = {}
+    for metric in METRICS:
+        values = [s[metric] for s in finished if s.get(metric) is not None]
+        metric_why = why or next(
+            (
+                s["unfinished_metrics"][metric]
+                for s in finished
+                if metric in s.get("unfinished_metrics", {})
+            ),
+            None,
+        )
+        figures[metric] = (
+            summarize(values)
+            | {"samples": len(values)}
+            | ({"unfinished": metric_why} if metric_why else {})
+        )
+    return figures
 
 
 def per_model_costs(figures: dict[str, dict[str, Any]], models: list[int]) -> dict[str, Any]:
@@ -77,25 +99,40 @@ def summarise(
     samples: list[dict[str, Any]],
     versions: dict[str, dict[str, Any]],
     seed: int,
+    unfinished: dict[tuple[str, int], str] | None = None,
+    apps: dict[str, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
+    """`models`: the sizes (models, or the shape's own axis); `unfinished`: (subject, size) ->
+    why it has no figures; `apps`: per size, what the generated app holds."""
     keys = [subject.key for subject in subjects]
+    unfinished = unfinished or {}
     figures = {
-        key: {str(count): figures_of(samples, key, count) for count in models} for key in keys
+        key: {
+            str(count): figures_of(samples, key, count, unfinished.get((key, count)))
+            for count in models
+        }
+        for key in keys
     }
     ratios = {}
-    for key, reference in comparisons(keys):
+    for key, reference in comparisons(subjects):
         by_models: dict[str, dict[str, Any]] = {}
         for count in models:
             by_models[str(count)] = {}
             rounds = {
                 who: {
-                    s["round"]: s for s in samples if s["subject"] == who and s["models"] == count
+                    s["round"]: s
+                    for s in samples
+                    if s["subject"] == who and s["models"] == count and "unfinished" not in s
                 }
                 for who in (key, reference)
             }
             for metric in METRICS:
                 mine, theirs = (
-                    {number: s[metric] for number, s in rounds[who].items()}
+                    {
+                        number: s[metric]
+                        for number, s in rounds[who].items()
+                        if s.get(metric) is not None
+                    }
                     for who in (key, reference)
                 )
                 by_models[str(count)][metric] = paired_ratio(mine, theirs).as_dict()
@@ -107,7 +144,8 @@ def summarise(
     return {
         "seed": seed,
         "models": list(models),
-        "apps": {
+        "apps": apps
+        or {
             str(count): {
                 "models": count,
                 "routes": 2 * count,
@@ -135,19 +173,42 @@ def build_scale_results(
     subjects: list[Subject],
     samples: list[dict[str, Any]],
     versions: dict[str, dict[str, Any]],
+    unfinished: dict[tuple[str, int], str],
     pinning: PinningPlan,
 ) -> dict[str, Any]:
     """What results.json holds after its header (modes/session.py)."""
+    shape = SHAPES[settings.shape]
+    scale = summarise(
+        subjects,
+        settings.sizes,
+        samples,
+        versions,
+        settings.seed,
+        unfinished,
+        {str(size): app_facts(settings.shape, size, settings.seed) for size in settings.sizes},
+    )
     return {
         "settings": {
             "apps": list(settings.apps),
-            "models": list(settings.models),
+            "shape": settings.shape,
+            "models": list(settings.sizes),
+            "size_label": shape.size_label,
             "defer_build": settings.defer_build,
             "flat": settings.flat,
+            "variants": list(settings.variants),
             "quick": settings.quick,
             "processes": settings.plan.processes,
+            "bound_s": settings.bound_s,
             "seed": settings.seed,
             "pinning": pinning.as_dict(),
         },
-        "scale": summarise(subjects, settings.models, samples, versions, settings.seed),
+        "scale": scale
+        | {"shape": settings.shape, "size_label": shape.size_label, "summary": shape.summary},
     }
+
+
+def app_facts(shape: str, size: int, seed: int) -> dict[str, int]:
+    """What the generated app of that size holds (alike in every idiom and variant)."""
+    source = SHAPES[shape].build(AppSpec("v2", size, seed, False, None))
+    routers = len({endpoint.group for endpoint in source.endpoints})
+    return {"models": source.models, "routes": len(source.endpoints), "routers": routers}

@@ -1,7 +1,10 @@
-"""`./test.sh scale`: generated apps of M models (modes/scale/generator.py) started as fresh
-processes, one at a time, in each arm's own environment; per process: the import of the app
-module, the time to the first 200 on /health, memory idle, one request to every route (and the
-memory after it: FastAPI and Pydantic build some things on first use), the first /openapi.json.
+"""`./test.sh scale`: generated apps of one shape (modes/scale/shapes/, written by generator.py)
+started as fresh processes, one at a time, in each arm's own environment; per process: the
+import of the app module, the time to the first 200 on /health, memory idle, one request to
+every route (and the memory after it: FastAPI and Pydantic build some things on first use), the
+first /openapi.json. Each phase (start, every route, /openapi.json) may take the bound: one
+that takes longer, or fails, is a result ("over 60 s", "failed: RecursionError: ..."), not run
+again for that subject; an app that does not start is not run at its larger sizes either.
 
 Every app's bytecode is compiled first, by the interpreter of each arm that runs it, so the
 timed processes start as a deployed service does, from bytecode (the environments' libraries
@@ -30,16 +33,24 @@ from loadtest.lab.startup import HEALTH_POLL_S, import_timing_command, kill_now,
 from loadtest.modes.scale.generator import MODULE, Route, ScaleApp, generate, routes_of
 from loadtest.modes.scale.results import METRICS, build_scale_results
 from loadtest.modes.scale.settings import ScaleSettings
+from loadtest.modes.scale.shapes import SHAPES
 from loadtest.modes.scale.subjects import Subject, plan_subjects
 from loadtest.modes.session import open_session
 
 KIND = "scale"
-START_TIMEOUT_S = 120  # the biggest app on a slow machine; a hang still ends
-REQUEST_TIMEOUT_S = 60  # the first /openapi.json of the biggest app builds every schema
+TRACEBACK = "Traceback (most recent call last):"
 
 
-def scale_app_of(subject: Subject, models: int, seed: int) -> ScaleApp:
-    return ScaleApp(subject.idiom, models, subject.defer_build, seed, subject.flat)
+def scale_app_of(settings: ScaleSettings, subject: Subject, size: int) -> ScaleApp:
+    return ScaleApp(
+        subject.idiom,
+        size,
+        subject.defer_build,
+        settings.seed,
+        subject.flat,
+        settings.shape,
+        subject.variant,
+    )
 
 
 def compile_app(folder: Path, python: Path) -> None:
@@ -82,9 +93,13 @@ def normalised(value: Any) -> Any:
     return value
 
 
-def call_every_route(client: httpx.Client, routes: list[Route], verify: bool, what: str) -> None:
+def call_every_route(
+    client: httpx.Client, routes: list[Route], verify: bool, what: str, deadline: float
+) -> None:
     for route in routes:
-        response = client.request(route.method, route.path, json=route.body)
+        response = client.request(
+            route.method, route.path, json=route.body, timeout=remaining(deadline)
+        )
         if response.status_code != 200:
             raise LabError(
                 f"{what}: {route.method} {route.path} answered {response.status_code}, not 200"
@@ -102,6 +117,36 @@ def check_openapi(document: dict[str, Any], routes: list[Route], what: str) -> N
         raise LabError(f"{what}: /openapi.json lists {listed} routes, the app has {len(routes)}")
 
 
+class Unfinished(Exception):
+    """A process that did not give its figures: over the bound, or failed (its error): a
+    result of the shape, not a crash of the run."""
+
+
+def exception_line(log_path: Path, wait_s: float = 0.0) -> str:
+    """The app's own error, from its log: the line that ends its last traceback (e.g.
+    "RecursionError: maximum recursion depth exceeded"); `wait_s` for a traceback a running app
+    is still writing (uvicorn logs it after the 500 has gone out)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        text = log_path.read_text(errors="replace") if log_path.exists() else ""
+        _, marker, after = text.rpartition(TRACEBACK)
+        ending = [line for line in after.splitlines()[1:] if line and not line[0].isspace()]
+        if marker and ending:
+            return ending[0].strip()
+        if time.monotonic() >= deadline:
+            lines = text.strip().splitlines()
+            return lines[-1].strip() if lines else "no output"
+        time.sleep(0.05)
+
+
+# What a process measures, phase by phase; each phase has the bound to itself.
+PHASES = {
+    "start": ("import_s", "to_health_s", "rss_idle_mib", "uss_idle_mib"),
+    "routes": ("routes_s", "rss_routes_mib", "uss_routes_mib"),
+    "openapi": ("openapi_s", "rss_openapi_mib"),
+}
+
+
 def measure_process(
     subject: Subject,
     app: ScaleApp,
@@ -111,116 +156,211 @@ def measure_process(
     cpus: tuple[int, ...] | None,
     log_path: Path,
     verify: bool,
-) -> tuple[dict[str, float], dict[str, Any]]:
+    bound_s: float,
+    skip: dict[str, str] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """One fresh process of the app: its figures (every one in METRICS), and the versions its
-    /health reports."""
-    what = f"{subject.key}, {app.models} models"
+    /health reports. Each phase (start, every route, /openapi.json) may take `bound_s`: a
+    phase over it, or failing, leaves its figures None and says why in "unfinished_metrics"
+    (and the phases after it are not run); so do the phases in `skip` (phase -> why, from an
+    earlier process). Unfinished when the app does not start."""
+    what = f"{subject.key}, {app.size} {SHAPES[app.shape].size_label}"
     routes = routes_of(app)
     launched = time.perf_counter()
-    running: RunningApp = start_app(
-        subject.arm,
-        port=port,
-        workers=1,
-        database_url="",
-        cpus=cpus,
-        log_path=log_path,
-        environment=child_environment(PYTHONPATH=str(folder)),
-        timeout_s=START_TIMEOUT_S,
-        poll_s=HEALTH_POLL_S,
-        command=import_timing_command(arm_python(subject.arm), uvicorn_args(port)),
-    )
     try:
-        figures = {"to_health_s": time.perf_counter() - launched}
+        running: RunningApp = start_app(
+            subject.arm,
+            port=port,
+            workers=1,
+            database_url="",
+            cpus=cpus,
+            log_path=log_path,
+            environment=child_environment(PYTHONPATH=str(folder)),
+            timeout_s=bound_s,
+            poll_s=HEALTH_POLL_S,
+            command=import_timing_command(arm_python(subject.arm), uvicorn_args(port)),
+        )
+    except LabError:
+        if time.perf_counter() - launched >= bound_s:
+            raise Unfinished(f"over {bound_s:g} s") from None
+        raise Unfinished(f"failed: {exception_line(log_path)}") from None
+    figures: dict[str, Any] = dict.fromkeys(METRICS)
+    figures["to_health_s"] = time.perf_counter() - launched
+    left_out = dict(skip or {})
+    try:
         assert running.process is not None
         pid = running.process.pid
         idle = read_tree_memory(pid)
-        with httpx.Client(base_url=running.base_url, timeout=REQUEST_TIMEOUT_S) as client:
-            began = time.perf_counter()
-            call_every_route(client, routes, verify, what)
-            figures["routes_s"] = time.perf_counter() - began
-            after_routes = read_tree_memory(pid)
-            began = time.perf_counter()
-            response = client.get("/openapi.json")
-            figures["openapi_s"] = time.perf_counter() - began
-            if response.status_code != 200:
-                raise LabError(f"{what}: /openapi.json answered {response.status_code}")
-            if verify:
-                check_openapi(response.json(), routes, what)
-            after_openapi = read_tree_memory(pid)
+        figures |= {"rss_idle_mib": idle.rss_mib, "uss_idle_mib": idle.uss_mib or 0.0}
+        with httpx.Client(base_url=running.base_url) as client:
+            if "routes" not in left_out:
+                began = time.perf_counter()
+                try:
+                    call_every_route(client, routes, verify, what, began + bound_s)
+                except httpx.TimeoutException:
+                    left_out["routes"] = f"over {bound_s:g} s"
+                else:
+                    after_routes = read_tree_memory(pid)
+                    figures |= {
+                        "routes_s": time.perf_counter() - began,
+                        "rss_routes_mib": after_routes.rss_mib,
+                        "uss_routes_mib": after_routes.uss_mib or 0.0,
+                    }
+            if "routes" in left_out:
+                left_out.setdefault("openapi", f"not run: {left_out['routes']} on every route")
+            if "openapi" not in left_out:
+                began = time.perf_counter()
+                try:
+                    response = client.get("/openapi.json", timeout=bound_s)
+                except httpx.TimeoutException:
+                    left_out["openapi"] = f"over {bound_s:g} s"
+                else:
+                    if response.status_code == 200:
+                        figures["openapi_s"] = time.perf_counter() - began
+                        figures["rss_openapi_mib"] = read_tree_memory(pid).rss_mib
+                        if verify:
+                            check_openapi(response.json(), routes, what)
+                    else:
+                        # The app serves its routes but not its OpenAPI document.
+                        left_out["openapi"] = (
+                            f"failed: /openapi.json {response.status_code}, "
+                            f"{exception_line(log_path, wait_s=2.0)}"
+                        )
+    except httpx.TransportError as error:  # the app died under a request
+        raise Unfinished(f"failed: {exception_line(log_path) or error}") from None
     finally:  # Ctrl-C included: the app runs in its own session and would outlive us
         kill_now(running)
-    figures |= {
-        "import_s": read_import_seconds(log_path),
-        "rss_idle_mib": idle.rss_mib,
-        "uss_idle_mib": idle.uss_mib or 0.0,
-        "rss_routes_mib": after_routes.rss_mib,
-        "uss_routes_mib": after_routes.uss_mib or 0.0,
-        "rss_openapi_mib": after_openapi.rss_mib,
-    }
-    assert set(figures) == set(METRICS), "a figure is missing or unnamed"
+    figures["import_s"] = read_import_seconds(log_path)
+    unfinished = {metric: why for phase, why in left_out.items() for metric in PHASES[phase]}
+    if unfinished:
+        figures["unfinished_metrics"] = unfinished
     return figures, running.versions
 
 
+def phases_left_out(figures: dict[str, Any]) -> dict[str, str]:
+    """phase -> why, for the phases a process did not finish: the next processes skip them."""
+    unfinished = figures.get("unfinished_metrics", {})
+    return {
+        phase: unfinished[metrics[0]]
+        for phase, metrics in PHASES.items()
+        if metrics[0] in unfinished
+    }
+
+
+def remaining(deadline: float) -> float:
+    """Seconds left to the deadline; a request past it times out at once."""
+    return max(deadline - time.perf_counter(), 0.001)
+
+
 def run_scale(settings: ScaleSettings, console: Console) -> Path:
-    subjects = plan_subjects(settings.apps, settings.defer_build, settings.flat)
+    shape = SHAPES[settings.shape]
+    subjects = plan_subjects(settings.apps, settings.defer_build, settings.flat, settings.variants)
     processes = settings.plan.processes
+    sizes_text = f"{', '.join(map(str, settings.sizes))} {shape.size_label}"
     with open_session(KIND, settings.results_dir, console) as session:
         run_dir = session.run_dir
         scratch = session.stack.enter_context(tempfile.TemporaryDirectory(prefix="lab-scale-"))
         pinning = session.pin(settings.pin, load_side=())  # the apps alone: nothing else runs
         cpus = pinning.app_cpus if pinning.enabled else None
         folders: dict[str, Path] = {}
-        for models in settings.models:
+        for size in settings.sizes:
             for subject in subjects:
-                app = scale_app_of(subject, models, settings.seed)
+                app = scale_app_of(settings, subject, size)
                 if app.slug not in folders:
                     folders[app.slug] = generate(app, Path(scratch) / app.slug)
                 compile_app(folders[app.slug], arm_python(subject.arm))
         console.print(
-            f"Generated apps: {', '.join(str(m) for m in settings.models)} models (two routes "
-            f"each, ten models per router), seed {settings.seed}, into {scratch} (deleted at "
-            f"the end). Subjects: {', '.join(subject.key for subject in subjects)}.",
+            f"Generated apps of the {settings.shape} shape: {sizes_text}, seed {settings.seed}, "
+            f"into {scratch} (deleted at the end). Subjects: "
+            f"{', '.join(subject.key for subject in subjects)}. A process over "
+            f"{settings.bound_s:g} s is reported as over it, and its subject's larger sizes are "
+            "skipped.",
             highlight=False,
         )
 
         def sample(
-            subject: Subject, models: int, label: str, verify: bool
-        ) -> tuple[dict[str, float], dict[str, Any]]:
-            app = scale_app_of(subject, models, settings.seed)
+            subject: Subject, size: int, label: str, verify: bool, skip: dict[str, str]
+        ) -> tuple[dict[str, Any], dict[str, Any]]:
+            app = scale_app_of(settings, subject, size)
             return measure_process(
                 subject,
                 app,
                 folders[app.slug],
                 port=settings.ports[subject.arm],
                 cpus=cpus,
-                log_path=run_dir / "logs" / f"{subject.key}-m{models}-{label}.log",
+                log_path=run_dir / "logs" / f"{subject.key}-m{size}-{label}.log",
                 verify=verify,
+                bound_s=settings.bound_s,
+                skip=skip,
             )
 
         console.print(
-            f"[{time.strftime('%H:%M:%S')}] verifying every app: every route answers its "
+            f"[{time.strftime('%H:%M:%S')}] verifying every app ({len(subjects)} subjects × "
+            f"{len(settings.sizes)} sizes, a fresh process each): every route answers its "
             "model, OpenAPI lists every route ...",
             highlight=False,
         )
-        versions = {}
-        for models in settings.models:
+        versions: dict[str, dict[str, Any]] = {}
+        unfinished: dict[tuple[str, int], str] = {}  # (subject, size) -> why no figures
+        # subject -> phase -> why: a phase over the bound (or failing) is not run again, at this
+        # size's timed processes or at a larger size.
+        skipped: dict[str, dict[str, str]] = {subject.key: {} for subject in subjects}
+        for size in settings.sizes:
             for subject in subjects:
-                _, versions[subject.key] = sample(subject, models, "verify", verify=True)
+                stopped = [done for (key, done) in unfinished if key == subject.key and done < size]
+                if stopped:
+                    unfinished[(subject.key, size)] = f"not run: unfinished at {stopped[0]}"
+                    continue
+                skip = skipped[subject.key]
+                try:
+                    figures, versions[subject.key] = sample(
+                        subject, size, "verify", verify=True, skip=skip
+                    )
+                except Unfinished as why:
+                    unfinished[(subject.key, size)] = str(why)
+                    console.print(f"    {subject.key} at {size}: {why}", highlight=False)
+                    continue
+                for phase, reason in phases_left_out(figures).items():
+                    if phase not in skip:
+                        skip[phase] = f"not run: {reason} at {size}"
+                        console.print(
+                            f"    {subject.key} at {size}, {phase}: {reason}", highlight=False
+                        )
+        if len(unfinished) == len(subjects) * len(settings.sizes):
+            raise LabError("no subject finished at any size: nothing to time")
         session.begin_measuring()
         samples: list[dict[str, Any]] = []
-        for models in settings.models:
+        for size in settings.sizes:
             began = time.monotonic()
+            timed = tuple(s for s in subjects if (s.key, size) not in unfinished)
             console.print(
-                f"[{time.strftime('%H:%M:%S')}] {models} models: {processes} rounds of "
-                f"{len(subjects)} fresh processes ...",
+                f"[{time.strftime('%H:%M:%S')}] {size} {shape.size_label}: {processes} "
+                f"{plural(processes, 'round')} of {len(timed)} fresh "
+                f"{plural(len(timed), 'process', 'processes')} ...",
                 highlight=False,
             )
-            for round_number, order in enumerate(rotations(tuple(subjects), processes)):
+            for round_number, order in enumerate(rotations(timed, processes)):
                 for subject in order:
-                    figures, _ = sample(subject, models, f"{round_number}", verify=False)
-                    samples.append(
-                        {"subject": subject.key, "models": models, "round": round_number} | figures
-                    )
+                    entry: dict[str, Any] = {
+                        "subject": subject.key,
+                        "models": size,
+                        "round": round_number,
+                    }
+                    try:
+                        entry |= sample(
+                            subject,
+                            size,
+                            f"{round_number}",
+                            verify=False,
+                            skip=skipped[subject.key],
+                        )[0]
+                    except Unfinished as why:
+                        entry["unfinished"] = str(why)
+                    samples.append(entry)
             console.print(f"    done in {time.monotonic() - began:.0f}s", highlight=False)
-    session.finish(build_scale_results(settings, subjects, samples, versions, pinning))
+    session.finish(build_scale_results(settings, subjects, samples, versions, unfinished, pinning))
     return run_dir
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return word if count == 1 else (words or f"{word}s")

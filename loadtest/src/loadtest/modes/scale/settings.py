@@ -1,14 +1,15 @@
-"""The scale mode's settings: which arms, which sizes, how many fresh processes, where results
-go."""
+"""The scale mode's settings: which shape, which arms, which sizes, how many fresh processes,
+how long a process may take, where results go."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from loadtest.lab.arms import DEFAULT_ARMS
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
+from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPES
 
-MODEL_COUNTS = (10, 100, 500)
-MAX_MODELS = 2000  # a bigger app takes minutes per start on the 2-vCPU machines
+MODEL_COUNTS = SHAPES[DEFAULT_SHAPE].sizes
+MAX_MODELS = SHAPES[DEFAULT_SHAPE].max_size
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,15 @@ QUICK_PLAN = ScalePlan(processes=1)
 @dataclass(frozen=True)
 class ScaleSettings:
     apps: tuple[str, ...] = DEFAULT_ARMS
-    models: tuple[int, ...] = MODEL_COUNTS
+    shape: str = DEFAULT_SHAPE
+    sizes: tuple[int, ...] = MODEL_COUNTS  # the shape's: models, union members, routes a model
     defer_build: bool = True
     flat: bool = False
+    variants: tuple[str, ...] = ()  # the shape's variants measured beside it
     quick: bool = False
     plan: ScalePlan = field(default_factory=lambda: DEFAULT_PLAN)
     seed: int = 0
+    bound_s: float = SHAPES[DEFAULT_SHAPE].bound_s  # a process over it is "over", not timed
     ports: dict[str, int] = field(default_factory=dict)
     pin: bool = True
     results_dir: Path = DEFAULT_RESULTS_DIR

@@ -1,14 +1,14 @@
 """What the scale mode measures: each arm in its own schema idiom, and as variants of the same
 app: for the arms whose models are Pydantic 2's, `defer_build=True`; on request, every route
-declared on the app itself (no APIRouter, no include_router)."""
+declared on the app itself (no APIRouter, no include_router); and the shape's own variants
+(the union's members discriminated, the chain's references backward only)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from loadtest.lab.arms import ARMS, BASELINE
 
 DEFER_SUFFIX = "+defer_build"
 FLAT_SUFFIX = "+flat"
-VARIANT_SUFFIXES = (DEFER_SUFFIX, FLAT_SUFFIX)
 
 
 def idiom_of(arm: str) -> str:
@@ -22,13 +22,15 @@ class Subject:
     arm: str
     defer_build: bool = False
     flat: bool = False
+    variant: str | None = None  # one of the shape's variants
 
     @property
     def key(self) -> str:
-        """In results.json and the tables: the arm's name, `+defer_build` or `+flat` for a
-        variant."""
+        """In results.json and the tables: the arm's name, then `+<variant>`, `+defer_build`,
+        `+flat` for what differs from the arm's own app."""
         return (
             self.arm
+            + (f"+{self.variant}" if self.variant else "")
             + (DEFER_SUFFIX if self.defer_build else "")
             + (FLAT_SUFFIX if self.flat else "")
         )
@@ -38,32 +40,38 @@ class Subject:
         return idiom_of(self.arm)
 
 
-def plan_subjects(apps: tuple[str, ...], defer_build: bool, flat: bool = False) -> list[Subject]:
+def plan_subjects(
+    apps: tuple[str, ...],
+    defer_build: bool,
+    flat: bool = False,
+    variants: tuple[str, ...] = (),
+) -> list[Subject]:
     subjects = []
     for arm in apps:
-        subjects.append(Subject(arm))
-        if defer_build and idiom_of(arm) == "v2":
-            subjects.append(Subject(arm, defer_build=True))
-        if flat:
-            subjects.append(Subject(arm, flat=True))
+        for variant in (None, *variants):
+            subjects.append(Subject(arm, variant=variant))
+            if defer_build and idiom_of(arm) == "v2":
+                subjects.append(Subject(arm, defer_build=True, variant=variant))
+            if flat:
+                subjects.append(Subject(arm, flat=True, variant=variant))
     return subjects
 
 
-def plain_arm(key: str) -> str | None:
-    """The arm a variant's key belongs to (None for an arm's own key)."""
-    for suffix in VARIANT_SUFFIXES:
-        if key.endswith(suffix):
-            return key.removesuffix(suffix)
-    return None
-
-
-def comparisons(keys: list[str]) -> list[tuple[str, str]]:
-    """(subject, reference) for every ratio: each subject over v1 where v1 ran, and each
-    variant over the same arm without it."""
+def comparisons(subjects: list[Subject]) -> list[tuple[str, str]]:
+    """(subject, reference) for every ratio: each subject over v1 in the same shape variant,
+    where that ran, and each variant over the same arm without it."""
+    keys = {subject.key for subject in subjects}
     pairs = []
-    if BASELINE in keys:
-        pairs += [(key, BASELINE) for key in keys if key != BASELINE]
-    for key in keys:
-        if (plain := plain_arm(key)) is not None and plain in keys:
-            pairs.append((key, plain))
+    for subject in subjects:
+        baseline = Subject(BASELINE, variant=subject.variant).key
+        if subject.key != baseline and baseline in keys:
+            pairs.append((subject.key, baseline))
+    for subject in subjects:
+        for plain in (
+            replace(subject, defer_build=False),
+            replace(subject, flat=False),
+            replace(subject, variant=None),
+        ):
+            if plain != subject and plain.key in keys:
+                pairs.append((subject.key, plain.key))
     return list(dict.fromkeys(pairs))  # a variant of v1 is over v1 once
