@@ -128,3 +128,37 @@ def get_and_post(
             expect(example),
         ),
     ]
+
+
+def node_head(name: str, spec: AppSpec) -> list[str]:
+    """The first lines of a model of the referencing shapes (chain, recursive): its
+    configuration, an id, a constrained name, a datetime and a number."""
+    return [
+        f"class {name}(BaseModel):",
+        *config_first(spec),
+        "    id: int",
+        "    name: str = Field(min_length=1, max_length=80)",
+        "    created_at: datetime",
+        "    value: int = 0",
+    ]
+
+
+def referencing_module(
+    spec: AppSpec, docstring: str, typing: str, sources: list[str], names: list[str]
+) -> str:
+    """A models module whose models refer to each other through forward references: every
+    model rebuilt once all exist (`update_forward_refs()` in v1, `model_rebuild()` in v2)."""
+    pydantic = (
+        ("BaseModel", "Field") if spec.idiom == "v1" else ("BaseModel", "ConfigDict", "Field")
+    )
+    rebuild = "update_forward_refs" if spec.idiom == "v1" else "model_rebuild"
+    body = "\n\n\n".join(sources)
+    rebuilds = "\n".join(f"{name}.{rebuild}()" for name in names)
+    return (
+        f'"""{docstring}, {spec.idiom} idiom."""\n\n'
+        "from datetime import datetime\n"
+        f"from typing import {typing}\n\n"
+        f"{pydantic_import(spec.idiom, *pydantic)}\n\n\n{body}\n\n\n"
+        "# Every reference is resolved once every model exists.\n"
+        f"{rebuilds}\n"
+    )

@@ -14,10 +14,10 @@ from loadtest.modes.scale.shapes.base import (
     AppSource,
     AppSpec,
     Shape,
-    config_first,
     config_last,
     get_and_post,
-    pydantic_import,
+    node_head,
+    referencing_module,
 )
 
 BEFORE = 3  # how many earlier models each one refers to
@@ -40,13 +40,7 @@ def references(index: int, count: int, backward: bool) -> list[tuple[str, int]]:
 
 def model_source(index: int, count: int, spec: AppSpec) -> str:
     backward = spec.variant == "backward"
-    lines = [f"class {node(index)}(BaseModel):", *config_first(spec)]
-    lines += [
-        "    id: int",
-        "    name: str = Field(min_length=1, max_length=80)",
-        "    created_at: datetime",
-        "    value: int = 0",
-    ]
+    lines = node_head(node(index), spec)
     lines += [
         f'    {field}: Optional["{node(target)}"] = None'
         for field, target in references(index, count, backward)
@@ -56,17 +50,11 @@ def model_source(index: int, count: int, spec: AppSpec) -> str:
 
 
 def models_module(spec: AppSpec) -> str:
-    names = "BaseModel, Field" if spec.idiom == "v1" else "BaseModel, ConfigDict, Field"
-    body = "\n\n\n".join(model_source(index, spec.size, spec) for index in range(spec.size))
-    rebuild = "update_forward_refs" if spec.idiom == "v1" else "model_rebuild"
-    rebuilds = "\n".join(f"{node(index)}.{rebuild}()" for index in range(spec.size))
-    return (
-        f'"""A chain of {spec.size} interconnected models, {spec.idiom} idiom."""\n\n'
-        "from datetime import datetime\n"
-        "from typing import Optional\n\n"
-        f"{pydantic_import(spec.idiom, *names.split(', '))}\n\n\n{body}\n\n\n"
-        "# Every reference is resolved once every model exists.\n"
-        f"{rebuilds}\n"
+    names = [node(index) for index in range(spec.size)]
+    sources = [model_source(index, spec.size, spec) for index in range(spec.size)]
+    kind = "backward only" if spec.variant == "backward" else "forward and backward"
+    return referencing_module(
+        spec, f"A chain of {spec.size} interconnected models ({kind})", "Optional", sources, names
     )
 
 

@@ -11,10 +11,10 @@ from loadtest.modes.scale.shapes.base import (
     AppSource,
     AppSpec,
     Shape,
-    config_first,
     config_last,
     get_and_post,
-    pydantic_import,
+    node_head,
+    referencing_module,
 )
 
 DEPTH = 3
@@ -27,12 +27,8 @@ def tree(index: int) -> str:
 
 def model_source(index: int, spec: AppSpec) -> str:
     name = tree(index)
-    lines = [f"class {name}(BaseModel):", *config_first(spec)]
+    lines = node_head(name, spec)
     lines += [
-        "    id: int",
-        "    name: str = Field(min_length=1, max_length=80)",
-        "    created_at: datetime",
-        "    value: int = 0",
         f'    children: List["{name}"] = Field(default_factory=list)',
         f'    favourite: Optional["{name}"] = None',
     ]
@@ -41,17 +37,10 @@ def model_source(index: int, spec: AppSpec) -> str:
 
 
 def models_module(spec: AppSpec) -> str:
-    names = "BaseModel, Field" if spec.idiom == "v1" else "BaseModel, ConfigDict, Field"
-    body = "\n\n\n".join(model_source(index, spec) for index in range(spec.size))
-    rebuild = "update_forward_refs" if spec.idiom == "v1" else "model_rebuild"
-    rebuilds = "\n".join(f"{tree(index)}.{rebuild}()" for index in range(spec.size))
-    return (
-        f'"""{spec.size} self-referencing tree models, {spec.idiom} idiom."""\n\n'
-        "from datetime import datetime\n"
-        "from typing import List, Optional\n\n"
-        f"{pydantic_import(spec.idiom, *names.split(', '))}\n\n\n{body}\n\n\n"
-        f"{rebuilds}\n"
-    )
+    names = [tree(index) for index in range(spec.size)]
+    sources = [model_source(index, spec) for index in range(spec.size)]
+    docstring = f"{spec.size} self-referencing tree models"
+    return referencing_module(spec, docstring, "List, Optional", sources, names)
 
 
 def example(index: int, depth: int = DEPTH, number: int = 0) -> dict[str, Any]:
