@@ -62,6 +62,7 @@ MODES: dict[str, Mode] = {
         Mode("profile", kind="profile"),
         Mode("scale", kind="scale"),
         Mode("sweep", kind="sweep"),
+        Mode("shapes", kind="shapes"),
         Mode("report"),
         Mode("up"),
         Mode("dataset"),

@@ -5,7 +5,7 @@ import json
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -33,7 +33,18 @@ class Cell:
         return self.shape in READ_SHAPES
 
 
-def cell_slot(cell: Cell, app: str) -> str:
+class NamedCell(Protocol):
+    """What the timetable and the paired figures need of a cell (the sweep's, and the shapes
+    mode's): its name, which names its slots."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def size(self) -> int: ...
+
+
+def cell_slot(cell: NamedCell, app: str) -> str:
     """The schedule slot of an app's cell: the app, the cell its variant ("v2/nested-1000")."""
     return Slot(app, cell.name).name
 

@@ -18,7 +18,7 @@ from loadtest.load.paired import PairedSetup
 from loadtest.load.plan import Request
 from loadtest.load.schedule import Schedule
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.sweep.cells import Cell, CellProbe, cell_slot
+from loadtest.modes.sweep.cells import Cell, CellProbe, NamedCell, cell_slot
 from loadtest.modes.sweep.settings import READ_SHAPES, SHAPES, SweepSettings
 from loadtest.modes.sweep.timetable import COUNTED_REQUESTS, CellTiming
 
@@ -28,7 +28,7 @@ CROSSINGS = (1.5, 3.0)
 FEW_REQUESTS = COUNTED_REQUESTS // 2
 
 
-def arm_figures(records: list[WindowRecord], cell: Cell, probe: CellProbe) -> dict[str, Any]:
+def arm_figures(records: list[WindowRecord], cell: NamedCell, probe: CellProbe) -> dict[str, Any]:
     rps = median_of(records, lambda record: record.rps)
     cpu_ms = median_of(records, lambda record: record.app_cpu_ms_per_request)
     busy = median_of(records, lambda record: record.app_cpu_busy)
@@ -56,7 +56,7 @@ def cpu_per_request(record: WindowRecord) -> float | None:
 
 
 def cell_ratios(
-    records: list[WindowRecord], cell: Cell, app: str, reference: str
+    records: list[WindowRecord], cell: NamedCell, app: str, reference: str
 ) -> dict[str, Any]:
     """The app over the reference in the cell: by r/s (above 1: faster) and by app CPU per
     request (the reference's over the app's: above 1, it costs less), paired by round."""

@@ -17,12 +17,16 @@ run, by verification):
 """
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from loadtest.lab.arms import rotations
 from loadtest.load.schedule import MEASURED, WARMUP, Schedule, Window
-from loadtest.modes.sweep.cells import Cell, cell_slot
-from loadtest.modes.sweep.settings import SweepSettings
+from loadtest.load.settings import PairedLoadSettings
+from loadtest.modes.sweep.cells import NamedCell, cell_slot
+
+AnyCell = TypeVar("AnyCell", bound=NamedCell)
 
 LATENCY_TARGET_S = 0.1
 MIN_USERS = 2
@@ -38,13 +42,13 @@ class CellTiming:
     counted_s: dict[str, float]  # app -> its counted span
 
 
-def arm_users(settings: SweepSettings, seconds: float) -> int:
+def arm_users(settings: PairedLoadSettings, seconds: float) -> int:
     fitting = math.floor(LATENCY_TARGET_S / max(seconds, 1e-6))
     # --users is a cap, even below MIN_USERS.
     return max(min(MIN_USERS, settings.users), min(settings.users, fitting))
 
 
-def cell_timing(settings: SweepSettings, seconds: dict[str, float]) -> CellTiming:
+def cell_timing(settings: PairedLoadSettings, seconds: dict[str, float]) -> CellTiming:
     floor = settings.window_s - settings.settle_s
     return CellTiming(
         seconds=dict(seconds),
@@ -56,7 +60,7 @@ def cell_timing(settings: SweepSettings, seconds: dict[str, float]) -> CellTimin
     )
 
 
-def settle_after(settings: SweepSettings, timing: CellTiming | None, app: str | None) -> float:
+def settle_after(settings: PairedLoadSettings, timing: CellTiming | None, app: str | None) -> float:
     """The settle time of a window that follows `app`'s window of a cell with `timing`."""
     if timing is None or app is None:
         return settings.settle_s
@@ -64,11 +68,12 @@ def settle_after(settings: SweepSettings, timing: CellTiming | None, app: str | 
 
 
 def build_sweep_schedule(
-    settings: SweepSettings,
-    cells: list[Cell],
-    timings: dict[Cell, CellTiming],
+    settings: PairedLoadSettings,
+    cells: Sequence[AnyCell],
+    timings: Mapping[AnyCell, CellTiming],
     hosts: dict[str, str],  # slot -> its app's base URL
     start: float,
+    scenario: str = "sweep",
 ) -> Schedule:
     """Warm-up windows (one per app, on the first cell), then `pairs` rounds; in each, every
     cell a group (its `round` in the schedule: round × cells + the cell's place), the apps'
@@ -105,4 +110,4 @@ def build_sweep_schedule(
                 )
                 moment = end
                 previous = (timing, app)
-    return Schedule("sweep", dict(hosts), tuple(windows))
+    return Schedule(scenario, dict(hosts), tuple(windows))

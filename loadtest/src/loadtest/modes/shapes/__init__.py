@@ -1,0 +1,1 @@
+"""`./test.sh shapes`: the model shapes users reported trouble with, on the request path."""
