@@ -32,6 +32,15 @@ def figure(svg: str | None, caption: str) -> str:
     return f'<figure class="chart">{svg}{caption_html}</figure>'
 
 
+def flags_section(flags: list[str], note: str) -> str:
+    """The run's flags (if any) under their heading, then the note on how to read the page."""
+    section = ""
+    if flags:
+        items = "".join(f"<li>{escape(flag)}</li>" for flag in flags)
+        section = f'<h2>Flags</h2><ul class="flags">{items}</ul>'
+    return section + f'<p class="note">{escape(note)}</p>'
+
+
 def page(heading: str, body: str) -> str:
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

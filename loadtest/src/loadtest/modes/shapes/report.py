@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.output.charts import REFERENCE_COLOUR, Axes, Figure, colour, plt, to_svg
-from loadtest.output.html import figure, html_table, page
+from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import (
     format_number,
@@ -234,10 +234,7 @@ def html(results: dict[str, Any]) -> str:
         )
         + "</ul>"
     )
-    if results["flags"]:
-        body += '<h2>Flags</h2><ul class="flags">'
-        body += "".join(f"<li>{escape(flag)}</li>" for flag in results["flags"]) + "</ul>"
-    body += f'<p class="note">{escape(NOTE)}</p>'
+    body += flags_section(results["flags"], NOTE)
     return page(heading(results), body)
 
 

@@ -16,7 +16,7 @@ from loadtest.load.windows import WindowRecord
 from loadtest.modes.shapes.cells import KINDS, ShapeCell
 from loadtest.modes.shapes.settings import ShapesSettings
 from loadtest.modes.sweep.cells import CellProbe, cell_slot
-from loadtest.modes.sweep.results import arm_figures, cell_ratios, gain, sweep_flags
+from loadtest.modes.sweep.results import paired_cell, sweep_flags
 from loadtest.modes.sweep.timetable import CellTiming
 
 # Within an arm: (the cell's kind, the kind it is compared with, what the ratio says).
@@ -70,46 +70,20 @@ def build_shapes_results(
 ) -> dict[str, Any]:
     """What results.json holds after its header (modes/session.py)."""
     pairs = comparisons(settings.apps)
-    cell_results = []
-    for cell in cells:
-        arms = {
-            arm: arm_figures(
-                [record for record in records if record.slot == cell_slot(cell, arm)],
-                cell,
-                probes[cell][arm],
-            )
-            for arm in settings.apps
+    cell_results = [
+        {
+            "name": cell.name,
+            "kind": cell.kind,
+            "shape": cell.shape,
+            "size": cell.size,
+            "members": cell.members or None,
+            "read": cell.is_read,
         }
-        ratios = {
-            f"{arm}/{reference}": cell_ratios(records, cell, arm, reference)
-            for arm, reference in pairs
-        }
-        first = settings.apps[0]
-        cell_results.append(
-            {
-                "name": cell.name,
-                "kind": cell.kind,
-                "shape": cell.shape,
-                "size": cell.size,
-                "members": cell.members or None,
-                "read": cell.is_read,
-                "method": requests[cell].method,
-                "path": requests[cell].path,
-                "request_bytes": probes[cell][first].request_bytes,
-                "response_bytes": probes[cell][first].response_bytes,
-                "users": timings[cell].users,
-                "arms": arms,
-                "ratios": ratios,
-                "gains": {
-                    name: gain(
-                        figures,
-                        arms[name.split("/")[0]]["load_bound"]
-                        or arms[name.split("/")[1]]["load_bound"],
-                    )
-                    for name, figures in ratios.items()
-                },
-            }
+        | paired_cell(
+            cell, settings.apps, pairs, requests[cell], probes[cell], timings[cell], records
         )
+        for cell in cells
+    ]
     return {
         "pinning": setup.pinning.as_dict(),
         "settings": {

@@ -9,7 +9,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, ScalarFo
 from rich.console import Console
 
 from loadtest.output.charts import REFERENCE_COLOUR, Axes, Figure, colour, plt, to_svg
-from loadtest.output.html import figure, html_table, page
+from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import (
     format_number,
@@ -321,10 +321,7 @@ def html(results: dict[str, Any]) -> str:
     body += "<h2>Figures</h2>" + html_table(*figure_rows(results))
     if results["comparisons"]:
         body += "<h2>Ratios</h2>" + html_table(*ratio_rows(results))
-    if results["flags"]:
-        body += '<h2>Flags</h2><ul class="flags">'
-        body += "".join(f"<li>{escape(flag)}</li>" for flag in results["flags"]) + "</ul>"
-    body += f'<p class="note">{escape(NOTE)}</p>'
+    body += flags_section(results["flags"], NOTE)
     return page(heading(results), body)
 
 

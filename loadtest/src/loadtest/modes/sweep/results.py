@@ -156,6 +156,47 @@ def sweep_flags(
     return flags + ratio_flags(labelled, "raise --pairs")
 
 
+def paired_cell(
+    cell: NamedCell,
+    apps: tuple[str, ...],
+    pairs: list[tuple[str, str]],
+    request: Request,
+    probes: dict[str, CellProbe],
+    timing: CellTiming,
+    records: list[WindowRecord],
+) -> dict[str, Any]:
+    """One cell's figures in results.json, as every mode of cells in paired windows writes them
+    (the sweep's, the shapes mode's): what it sends and its bytes (the first arm's), each arm's
+    figures, each comparison's ratios and the gain read from them."""
+    arms = {
+        app: arm_figures(
+            [record for record in records if record.slot == cell_slot(cell, app)],
+            cell,
+            probes[app],
+        )
+        for app in apps
+    }
+    ratios = {
+        f"{app}/{reference}": cell_ratios(records, cell, app, reference) for app, reference in pairs
+    }
+    return {
+        "method": request.method,
+        "path": request.path,
+        "request_bytes": probes[apps[0]].request_bytes,
+        "response_bytes": probes[apps[0]].response_bytes,
+        "users": timing.users,
+        "arms": arms,
+        "ratios": ratios,
+        "gains": {
+            name: gain(
+                figures,
+                arms[name.split("/")[0]]["load_bound"] or arms[name.split("/")[1]]["load_bound"],
+            )
+            for name, figures in ratios.items()
+        },
+    }
+
+
 def build_sweep_results(
     settings: SweepSettings,
     setup: PairedSetup,
@@ -170,44 +211,14 @@ def build_sweep_results(
 ) -> dict[str, Any]:
     """What results.json holds after its header (modes/session.py)."""
     pairs = comparisons(settings.apps)
-    cell_results = []
-    for cell in cells:
-        arms = {
-            app: arm_figures(
-                [record for record in records if record.slot == cell_slot(cell, app)],
-                cell,
-                probes[cell][app],
-            )
-            for app in settings.apps
-        }
-        ratios = {
-            f"{app}/{reference}": cell_ratios(records, cell, app, reference)
-            for app, reference in pairs
-        }
-        reference_app = settings.apps[0]
-        cell_results.append(
-            {
-                "name": cell.name,
-                "shape": cell.shape,
-                "size": cell.size,
-                "method": requests[cell].method,
-                "path": requests[cell].path,
-                "request_bytes": probes[cell][reference_app].request_bytes,
-                "response_bytes": probes[cell][reference_app].response_bytes,
-                "users": timings[cell].users,
-                "counted_s": {app: round(s, 3) for app, s in timings[cell].counted_s.items()},
-                "arms": arms,
-                "ratios": ratios,
-                "gains": {
-                    name: gain(
-                        figures,
-                        arms[name.split("/")[0]]["load_bound"]
-                        or arms[name.split("/")[1]]["load_bound"],
-                    )
-                    for name, figures in ratios.items()
-                },
-            }
+    cell_results = [
+        {"name": cell.name, "shape": cell.shape, "size": cell.size}
+        | paired_cell(
+            cell, settings.apps, pairs, requests[cell], probes[cell], timings[cell], records
         )
+        | {"counted_s": {app: round(s, 3) for app, s in timings[cell].counted_s.items()}}
+        for cell in cells
+    ]
     comparison_names = [f"{app}/{reference}" for app, reference in pairs]
     return {
         "pinning": setup.pinning.as_dict(),
