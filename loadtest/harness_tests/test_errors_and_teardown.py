@@ -229,13 +229,15 @@ def test_ctrl_c_stops_a_background_bootstrap(tmp_path) -> None:
     copy = tmp_path / "lab"
     (copy / "scripts").mkdir(parents=True)
     shutil.copy(REPOSITORY_ROOT / "test.sh", copy)
-    for script in ("bootstrap.sh", "lab_projects.sh"):
+    for script in ("one_run_at_a_time.sh", "bootstrap.sh", "lab_projects.sh"):
         shutil.copy(REPOSITORY_ROOT / "scripts" / script, copy / "scripts")
     fake_bin = tmp_path / "bin"
     fake_bin.mkdir()
     (fake_bin / "uv").write_text("#!/bin/sh\nsleep 60\n")
     (fake_bin / "uv").chmod(0o755)
-    environment = runner_environment(PATH=f"{fake_bin}:{os.environ['PATH']}")
+    environment = runner_environment(
+        PATH=f"{fake_bin}:{os.environ['PATH']}", LAB_RUN_LOCK_FILE=str(tmp_path / "run.lock")
+    )
     environment.pop("LAB_SIGINT_DEFAULT", None)
     bootstrap = subprocess.Popen(
         [str(copy / "test.sh"), "--quick"],
