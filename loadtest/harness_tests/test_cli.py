@@ -63,6 +63,10 @@ def test_where_the_time_goes_modes_compare_v1_and_v2_with_their_own_rounds() -> 
     assert (settings_for("ladder").pairs, settings_for("ladder", "--quick").pairs) == (20, 6)
     assert settings_for("ladder", "--quick", "--pairs", "9").pairs == 9
     assert settings_for("--quick").pairs == 10  # the benchmark's own preset is untouched
+    # Every preset has enough pairs for an interval; scale's --quick times 1 process on purpose.
+    assert settings_for("sweep", "--quick").pairs == 6
+    assert settings_for("scale", "--quick").plan.processes == 1
+    assert settings_for("ladder", "--pairs", "6").pairs == 6
     assert (settings_for("profile").requests, settings_for("profile", "--quick").requests) == (
         2000,
         500,
@@ -99,7 +103,10 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
         (["--scenarios", ""], "choose from read, synthetic, write"),
         (["--warmup", "0.5"], "between 1 and 3600 seconds"),
         (["--window", "0.3"], "must be between 0.4 and 600 seconds"),
-        (["--pairs", "-3"], "-3 must be at least 1"),
+        (["--pairs", "5"], "5 is below 6, the fewest pairs that give a ratio its 95% interval"),
+        (["ladder", "--pairs", "-3"], "-3 is below 6, the fewest pairs that give a ratio its"),
+        (["sweep", "--quick", "--pairs", "1"], "1 is below 6, the fewest pairs that give a"),
+        (["scale", "--processes", "2"], "2 is below 6, the fewest processes that give a ratio"),
         (["--dataset", "99"], "99 is below 100, the READ page size"),
         (["--port-v1", "70000"], "70000 is not a TCP port (1-65535)"),
         (["--apps", "v1,v1"], "choose from v1, v1-shim, v2, v2-latest"),

@@ -7,6 +7,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.arms import ARM_NAMES, ARMS, DEFAULT_ARMS
 from loadtest.lab.errors import LabError
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
@@ -30,6 +31,23 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
+
+
+def enough_for_an_interval(what: str, note: str = "") -> Callable[[str], int]:
+    """A count of pairs behind every ratio (rounds, or fresh processes paired by round): below
+    MIN_PAIRS_FOR_CI no ratio has a 95% interval, and a run's verdict would still speak of its
+    precision."""
+
+    def parse(text: str) -> int:
+        value = whole_number(text)
+        if value < MIN_PAIRS_FOR_CI:
+            raise argparse.ArgumentTypeError(
+                f"{value} is below {MIN_PAIRS_FOR_CI}, the fewest {what} that give a ratio its "
+                f"95% interval{note}"
+            )
+        return value
+
+    return parse
 
 
 def port_number(text: str) -> int:

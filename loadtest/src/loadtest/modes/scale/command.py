@@ -5,13 +5,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.modes.options import (
     add_apps,
     add_no_pin,
     add_ports,
     add_results_dir,
+    enough_for_an_interval,
     ports_from,
-    positive_int,
     whole_number,
 )
 from loadtest.modes.scale.settings import (
@@ -65,9 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--processes",
-        type=positive_int,
-        help=f"timed processes per arm and size (default {DEFAULT_PLAN.processes}, --quick "
-        f"{QUICK_PLAN.processes}; 6 or more give ratios a 95%% interval)",
+        type=enough_for_an_interval(
+            "processes", note=" (only --quick times fewer: 1, a first look without intervals)"
+        ),
+        help=f"timed processes per arm and size, paired by round (default "
+        f"{DEFAULT_PLAN.processes}; at least {MIN_PAIRS_FOR_CI}, the fewest that give the ratios "
+        f"a 95%% interval; --quick times {QUICK_PLAN.processes}, without intervals)",
     )
     parser.add_argument(
         "--models",
