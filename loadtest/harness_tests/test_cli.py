@@ -147,6 +147,25 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
     ladder = build_parser("ladder").format_help()
     for option in ("--quick", "--pairs", "--window", "--users", "--apps", "--port-v1"):
         assert option in ladder
+    # --no-pin says what each mode pins: only the paired modes have a load generator.
+    no_pin = {name: help_of(name, "--no-pin") for name in MODES if "--no-pin" in options(name)}
+    assert no_pin == {
+        "benchmark": "do not pin the apps and the load generator (and PostgreSQL) to separate CPUs",
+        "ladder": no_pin["benchmark"],
+        "sweep": no_pin["benchmark"],
+        "micro": "do not pin the micro-benchmark processes to one CPU",
+        "profile": "do not pin the profiled app and PostgreSQL to separate CPUs",
+        "scale": "do not pin the timed app processes to the apps' half of the CPUs",
+    }
+
+
+def options(mode: str) -> set[str]:
+    return {option for action in build_parser(mode)._actions for option in action.option_strings}
+
+
+def help_of(mode: str, option: str) -> str | None:
+    [action] = [action for action in build_parser(mode)._actions if option in action.option_strings]
+    return action.help
 
 
 def test_top_help_lists_the_modes_and_the_benchmarks_options() -> None:

@@ -130,12 +130,13 @@ def add_results_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_no_pin(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-pin",
-        action="store_true",
-        help="do not pin the apps and the load generator to separate CPUs",
-    )
+def add_no_pin(
+    parser: argparse.ArgumentParser,
+    pinned: str = "the apps and the load generator (and PostgreSQL) to separate CPUs",
+) -> None:
+    """--no-pin; `pinned` says what the mode pins where (modes without a load generator pin
+    other things)."""
+    parser.add_argument("--no-pin", action="store_true", help=f"do not pin {pinned}")
 
 
 def add_dataset_size(parser: argparse.ArgumentParser, minimum: int, default: int) -> None:

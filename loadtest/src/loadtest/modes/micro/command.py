@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{QUICK_PLAN.rounds} rounds",
     )
     add_apps(parser, MICRO_APPS)
-    add_no_pin(parser)
+    add_no_pin(parser, "the micro-benchmark processes to one CPU")
     add_results_dir(parser)
 
 

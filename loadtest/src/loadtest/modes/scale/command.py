@@ -100,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_apps(parser)
     add_ports(parser)
-    add_no_pin(parser)
+    add_no_pin(parser, "the timed app processes to the apps' half of the CPUs")
     add_results_dir(parser)
 
 
