@@ -9,8 +9,9 @@ from loadtest.modes.micro.settings import DEFAULT_PLAN, MICRO_APPS, QUICK_PLAN, 
 from loadtest.modes.options import add_apps, add_no_pin, add_results_dir
 
 SUMMARY = (
-    "where the time goes, in-process: Pydantic's paths, JSON encoders and study 002's "
-    "container, in each arm's own environment, paired by round (~1.5 min; --quick ~20 s)"
+    "where the time goes, in-process: Pydantic's paths, JSON encoders and a container of "
+    "records (pickle, marshal, JSON), in each arm's own environment, paired by round (~1.5 "
+    "min; --quick ~20 s)"
 )
 
 
