@@ -6,10 +6,10 @@ Run in an app's environment, against a database (DATABASE_URL, as for the app it
 
 Each request goes through a uvicorn protocol (fed from memory, no socket) into a FastAPI app
 built the way the arm builds it. "Before" is the protocol of commons/hardening/http_protocol.py
-(commons/http_protocol.py before issue 29) at <git revision> and the posts routes without
-AsciiIntegersRoute; "after" is this checkout's. The two are timed in alternating batches of
-requests in one process, pinned to one CPU, so the machine's drift reaches both alike; a figure
-is the median of the paired differences and ratios.
+(commons/http_protocol.py before the hardening got its own package in commit 82ac5ad) at
+<git revision> and the posts routes without AsciiIntegersRoute; "after" is this checkout's. The
+two are timed in alternating batches of requests in one process, pinned to one CPU, so the
+machine's drift reaches both alike; a figure is the median of the paired differences and ratios.
 """
 
 import argparse
@@ -30,7 +30,8 @@ from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
-# Where the protocol lives, then where it lived before issue 29: --before may name either side.
+# Where the protocol lives, then where it lived before commons/hardening/ (commit 82ac5ad):
+# --before may name either side.
 PROTOCOL_PATHS = (
     "commons/src/commons/hardening/http_protocol.py",
     "commons/src/commons/http_protocol.py",

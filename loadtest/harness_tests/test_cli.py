@@ -63,6 +63,10 @@ def test_where_the_time_goes_modes_compare_v1_and_v2_with_their_own_rounds() -> 
     assert (settings_for("ladder").pairs, settings_for("ladder", "--quick").pairs) == (20, 6)
     assert settings_for("ladder", "--quick", "--pairs", "9").pairs == 9
     assert settings_for("--quick").pairs == 10  # the benchmark's own preset is untouched
+    # Every preset has enough pairs for an interval; scale's --quick times 1 process on purpose.
+    assert settings_for("sweep", "--quick").pairs == 6
+    assert settings_for("scale", "--quick").plan.processes == 1
+    assert settings_for("ladder", "--pairs", "6").pairs == 6
     assert (settings_for("profile").requests, settings_for("profile", "--quick").requests) == (
         2000,
         500,
@@ -99,7 +103,10 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
         (["--scenarios", ""], "choose from read, synthetic, write"),
         (["--warmup", "0.5"], "between 1 and 3600 seconds"),
         (["--window", "0.3"], "must be between 0.4 and 600 seconds"),
-        (["--pairs", "-3"], "-3 must be at least 1"),
+        (["--pairs", "5"], "5 is below 6, the fewest pairs that give a ratio its 95% interval"),
+        (["ladder", "--pairs", "-3"], "-3 is below 6, the fewest pairs that give a ratio its"),
+        (["sweep", "--quick", "--pairs", "1"], "1 is below 6, the fewest pairs that give a"),
+        (["scale", "--processes", "2"], "2 is below 6, the fewest processes that give a ratio"),
         (["--dataset", "99"], "99 is below 100, the READ page size"),
         (["--port-v1", "70000"], "70000 is not a TCP port (1-65535)"),
         (["--apps", "v1,v1"], "choose from v1, v1-shim, v2, v2-latest"),
@@ -140,6 +147,26 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
     ladder = build_parser("ladder").format_help()
     for option in ("--quick", "--pairs", "--window", "--users", "--apps", "--port-v1"):
         assert option in ladder
+    # --no-pin says what each mode pins: only the paired modes have a load generator.
+    no_pin = {name: help_of(name, "--no-pin") for name in MODES if "--no-pin" in options(name)}
+    assert no_pin == {
+        "benchmark": "do not pin the apps and the load generator (and PostgreSQL) to separate CPUs",
+        "ladder": no_pin["benchmark"],
+        "sweep": no_pin["benchmark"],
+        "shapes": "do not pin the apps and the load generator to separate CPUs",
+        "micro": "do not pin the micro-benchmark processes to one CPU",
+        "profile": "do not pin the profiled app and PostgreSQL to separate CPUs",
+        "scale": "do not pin the timed app processes to the apps' half of the CPUs",
+    }
+
+
+def options(mode: str) -> set[str]:
+    return {option for action in build_parser(mode)._actions for option in action.option_strings}
+
+
+def help_of(mode: str, option: str) -> str | None:
+    [action] = [action for action in build_parser(mode)._actions if option in action.option_strings]
+    return action.help
 
 
 def test_top_help_lists_the_modes_and_the_benchmarks_options() -> None:
@@ -167,6 +194,8 @@ def test_top_help_lists_the_modes_and_the_benchmarks_options() -> None:
         "--port-v2-latest",
     ):
         assert option in result.stdout
+    prose = " ".join(result.stdout.split())
+    assert "every mode but report (and --help) holds a machine-wide lock" in prose
     assert result.stdout == top_help()
 
 

@@ -13,6 +13,7 @@ import pytest
 from harness_tests.runner import (
     REPOSITORY_ROOT,
     TINY_RUN,
+    free_port,
     lab_processes,
     leftover_processes,
     port_options,
@@ -64,6 +65,57 @@ def test_unreachable_database_is_one_line_and_leaves_no_results_folder(mode: str
     assert "secret" not in result.stderr
     # It failed before measuring: no empty run folder is left behind (results/ neither).
     assert not results_dir.exists()
+
+
+@pytest.mark.parametrize(
+    "startup_samples", ["0", "1"], ids=["while-starting-the-arms", "in-the-start-up-samples"]
+)
+def test_a_run_that_fails_after_calibration_leaves_no_folder(
+    tmp_path, startup_samples: str
+) -> None:
+    """As seen on a shared machine: another program takes the arms' ports after the run checked
+    them, while the load generator calibrates. The run dies before any arm gave a figure, so
+    nothing is left of it: no folder holding only calibration/."""
+    before = lab_processes()
+    results_dir = tmp_path / "results"
+    ports: dict[str, int] = {}
+    for arm in ("v1", "v2", "v2_latest"):  # TINY_RUN's arms, the defaults
+        while (port := free_port()) in ports.values():
+            pass
+        ports[arm] = port
+    runner = subprocess.Popen(
+        runner_command(
+            *TINY_RUN,
+            "--startup-samples",
+            startup_samples,
+            "--results-dir",
+            str(results_dir),
+            *port_options(**ports),
+        ),
+        cwd=REPOSITORY_ROOT,
+        env=runner_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    with contextlib.ExitStack() as squatters:
+        deadline = time.monotonic() + 120
+        # calibration/ exists once the ports were checked and the load generator is starting.
+        while not list(results_dir.glob("*/calibration")):
+            assert runner.poll() is None, runner.communicate()
+            assert time.monotonic() < deadline, "the run never began its calibration"
+            time.sleep(0.1)
+        for port in ports.values():  # every arm's: whichever starts first finds its port taken
+            squatter = squatters.enter_context(socket.socket())
+            squatter.bind(("127.0.0.1", port))
+            squatter.listen()
+        _, stderr = runner.communicate(timeout=120)
+    assert runner.returncode == 1, stderr
+    assert "Traceback" not in stderr
+    *_, line = error_lines(stderr)  # in a log, progress lines go to stderr too
+    assert line.startswith("./test.sh: error: port ") and "is already in use" in line
+    assert not results_dir.exists()  # neither the run's folder nor results/, which it created
+    assert leftover_processes(before) == {}
 
 
 def test_non_postgresql_database_url_is_refused(tmp_path) -> None:
@@ -177,13 +229,15 @@ def test_ctrl_c_stops_a_background_bootstrap(tmp_path) -> None:
     copy = tmp_path / "lab"
     (copy / "scripts").mkdir(parents=True)
     shutil.copy(REPOSITORY_ROOT / "test.sh", copy)
-    for script in ("bootstrap.sh", "lab_projects.sh"):
+    for script in ("one_run_at_a_time.sh", "bootstrap.sh", "lab_projects.sh"):
         shutil.copy(REPOSITORY_ROOT / "scripts" / script, copy / "scripts")
     fake_bin = tmp_path / "bin"
     fake_bin.mkdir()
     (fake_bin / "uv").write_text("#!/bin/sh\nsleep 60\n")
     (fake_bin / "uv").chmod(0o755)
-    environment = runner_environment(PATH=f"{fake_bin}:{os.environ['PATH']}")
+    environment = runner_environment(
+        PATH=f"{fake_bin}:{os.environ['PATH']}", LAB_RUN_LOCK_FILE=str(tmp_path / "run.lock")
+    )
     environment.pop("LAB_SIGINT_DEFAULT", None)
     bootstrap = subprocess.Popen(
         [str(copy / "test.sh"), "--quick"],

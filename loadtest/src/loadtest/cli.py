@@ -67,10 +67,18 @@ def top_help() -> str:
         )
         for name, mode in MODES.items()
     )
+    lock_free = [name for name, mode in MODES.items() if not mode.holds_the_machine]
+    one_at_a_time = textwrap.fill(
+        f"One run at a time: two runs on the same CPUs corrupt each other's figures, so every "
+        f"mode but {', '.join(lock_free)} (and --help) holds a machine-wide lock while it runs, "
+        f"and a second run is refused at once, in one line naming the first "
+        f"(docs/operations.md).",
+        width=100,
+    )
     return (
         f"usage: {PROGRAM} [MODE] [OPTIONS]\n\n"
         "The Pydantic v1 vs v2 lab. Modes (`{0} MODE --help` lists a mode's own options):\n"
-        f"{modes}\n\n"
+        f"{modes}\n\n{one_at_a_time}\n\n"
         f"Without a mode, {PROGRAM} runs the benchmark. Its options:\n\n".format(PROGRAM)
         + build_parser(DEFAULT_MODE).format_help()
     )

@@ -173,9 +173,9 @@ def test_a_real_ladder_run_writes_every_rung_of_both_apps(tmp_path) -> None:
     done = run_runner(
         "ladder",
         "--pairs",
-        "1",
+        "6",  # the fewest it takes
         "--window",
-        "0.5",
+        "0.4",
         "--users",
         "4",
         "--no-calibration",

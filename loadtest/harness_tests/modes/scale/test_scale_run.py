@@ -21,7 +21,8 @@ from loadtest.output.results_file import SCHEMA_VERSION
 
 def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_path: Path) -> None:
     before = lab_processes()
-    arguments = ["scale", "--models", "4,2", "--processes", "1", "--apps", "v1,v2"]
+    # --quick: one timed process per subject and size (--processes takes no fewer than 6).
+    arguments = ["scale", "--models", "4,2", "--quick", "--apps", "v1,v2"]
     result = run_runner(*arguments, *port_options(), "--results-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert leftover_processes(before) == {}
@@ -62,7 +63,7 @@ def test_a_real_run_of_a_shape_measures_its_variant_beside_it(tmp_path: Path) ->
     """The union shape, two members, one timed process: the discriminated variant is measured
     beside the plain union in every arm and compared with v1's in the same variant."""
     before = lab_processes()
-    arguments = ["scale", "--shape", "union", "--sizes", "2", "--processes", "1"]
+    arguments = ["scale", "--shape", "union", "--sizes", "2", "--quick"]
     result = run_runner(
         *arguments, "--apps", "v1,v2", *port_options(), "--results-dir", str(tmp_path)
     )
@@ -84,7 +85,11 @@ def test_a_real_run_of_a_shape_measures_its_variant_beside_it(tmp_path: Path) ->
         (["--models", "0"], "0 must be at least 1"),
         (["--models", "10,ten"], "'ten' is not a whole number"),
         (["--models", "10,10"], "names a size twice"),
-        (["--processes", "0"], "0 must be at least 1"),
+        (
+            ["--processes", "5"],
+            "5 is below 6, the fewest processes that give a ratio its 95% interval (only "
+            "--quick times fewer: 1, a first look without intervals)",
+        ),
         (["--pairs", "3"], "--pairs does not apply to the scale mode"),
         (["--shape", "tree"], "argument --shape: invalid choice: 'tree'"),
         (["--bound", "1"], "must be between 5 and 3600 seconds"),

@@ -21,7 +21,7 @@ def test_a_real_sweep_verifies_and_times_every_cell_and_leaves_nothing_running(
     tmp_path: Path,
 ) -> None:
     before = lab_processes()
-    arguments = ["sweep", "--sizes", "1,20", "--pairs", "2", "--apps", "v1,v2"]
+    arguments = ["sweep", "--sizes", "1,20", "--pairs", "6", "--apps", "v1,v2"]
     arguments += ["--window", "0.4", "--no-calibration"]
     result = run_runner(*arguments, *port_options(), "--results-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
@@ -39,11 +39,11 @@ def test_a_real_sweep_verifies_and_times_every_cell_and_leaves_nothing_running(
     for cell in results["cells"]:
         for app in ("v1", "v2"):
             figures = cell["arms"][app]
-            assert figures["windows"] == 2 and figures["failures"] == 0, (cell["name"], app)
+            assert figures["windows"] == 6 and figures["failures"] == 0, (cell["name"], app)
             assert figures["rps"] > 0 and figures["app_cpu_us_per_post"] > 0
             assert figures["response_bytes"] > 0
         ratio = cell["ratios"]["v2/v1"]["rps"]
-        assert ratio["pairs"] == 2 and ratio["estimate"] > 0
+        assert ratio["pairs"] == 6 and ratio["estimate"] > 0
         assert cell["gains"]["v2/v1"]["by"] in ("rps", "cpu")
     by_name = {cell["name"]: cell for cell in results["cells"]}
     # Reads are measured by their answer, writes by their body.
@@ -70,7 +70,7 @@ def test_a_real_sweep_verifies_and_times_every_cell_and_leaves_nothing_running(
         (["--sizes", "5001"], "5001 must be 1 to 5,000"),
         (["--comments", "11"], "11 must be 0 to 10"),
         (["--shapes", "flat,deep"], "choose from flat, nested, bulk, validate"),
-        (["--pairs", "0"], "0 must be at least 1"),
+        (["--pairs", "5"], "5 is below 6, the fewest pairs that give a ratio its 95% interval"),
         (["--load-processes", "2"], "--load-processes does not apply to the sweep mode"),
     ],
 )

@@ -61,6 +61,10 @@ def start_process(
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            # Popen's default, said out loud: ./test.sh's run lock (its file descriptor 9,
+            # scripts/one_run_at_a_time.sh) must end with the runner, not live on in an app or
+            # a locust that outlived a killed run and keep the machine locked.
+            close_fds=True,
             preexec_fn=pin_to_cpus,
             env=env,
             cwd=cwd,

@@ -7,6 +7,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.arms import ARM_NAMES, ARMS, DEFAULT_ARMS
 from loadtest.lab.errors import LabError
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
@@ -30,6 +31,23 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be at least 1")
     return value
+
+
+def enough_for_an_interval(what: str, note: str = "") -> Callable[[str], int]:
+    """A count of pairs behind every ratio (rounds, or fresh processes paired by round): below
+    MIN_PAIRS_FOR_CI no ratio has a 95% interval, and a run's verdict would still speak of its
+    precision."""
+
+    def parse(text: str) -> int:
+        value = whole_number(text)
+        if value < MIN_PAIRS_FOR_CI:
+            raise argparse.ArgumentTypeError(
+                f"{value} is below {MIN_PAIRS_FOR_CI}, the fewest {what} that give a ratio its "
+                f"95% interval{note}"
+            )
+        return value
+
+    return parse
 
 
 def port_number(text: str) -> int:
@@ -112,12 +130,13 @@ def add_results_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_no_pin(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--no-pin",
-        action="store_true",
-        help="do not pin the apps and the load generator to separate CPUs",
-    )
+def add_no_pin(
+    parser: argparse.ArgumentParser,
+    pinned: str = "the apps and the load generator (and PostgreSQL) to separate CPUs",
+) -> None:
+    """--no-pin; `pinned` says what the mode pins where (modes without a load generator pin
+    other things)."""
+    parser.add_argument("--no-pin", action="store_true", help=f"do not pin {pinned}")
 
 
 def add_dataset_size(parser: argparse.ArgumentParser, minimum: int, default: int) -> None:
@@ -154,10 +173,15 @@ def add_workers(parser: argparse.ArgumentParser) -> None:
 
 
 def add_paired_load(
-    parser: argparse.ArgumentParser, defaults: PairedLoadSettings, *, load_processes: bool = True
+    parser: argparse.ArgumentParser,
+    defaults: PairedLoadSettings,
+    *,
+    load_processes: bool = True,
+    pinned: str = "the apps and the load generator (and PostgreSQL) to separate CPUs",
 ) -> None:
-    """The options of a mode that loads the arms in paired windows (benchmark, ladder, sweep;
-    the sweep runs one locust process: its users count themselves)."""
+    """The options of a mode that loads the arms in paired windows (benchmark, ladder, sweep,
+    shapes; the sweep and the shapes run one locust process: their users count themselves);
+    `pinned` as add_no_pin takes it."""
     add_users(parser, defaults.users)
     parser.add_argument(
         "--window",
@@ -173,7 +197,7 @@ def add_paired_load(
             default=1,
             help="locust processes (a master and N workers when N > 1; default 1)",
         )
-    add_no_pin(parser)
+    add_no_pin(parser, pinned)
     parser.add_argument(
         "--no-calibration",
         action="store_true",

@@ -38,6 +38,10 @@ class Mode:
     # results.json's `kind`, for a mode that writes a run (results/<UTC timestamp>[-kind]/).
     kind: str | None = None
     aliases: tuple[str, ...] = ()  # names it was known by, still taken
+    # Whether ./test.sh takes the machine-wide run lock for it (scripts/one_run_at_a_time.sh,
+    # whose LOCK_FREE_MODES says the same): a mode that starts servers, loads a database or
+    # measures would corrupt, or be corrupted by, another run on the same CPUs.
+    holds_the_machine: bool = True
 
     @property
     def command(self) -> ModeCommand:
@@ -63,7 +67,7 @@ MODES: dict[str, Mode] = {
         Mode("scale", kind="scale"),
         Mode("sweep", kind="sweep"),
         Mode("shapes", kind="shapes"),
-        Mode("report"),
+        Mode("report", holds_the_machine=False),  # reads results.json: starts nothing
         Mode("up"),
         Mode("dataset"),
     )

@@ -149,7 +149,10 @@ class RunSession:
         return database
 
     def begin_measuring(self) -> None:
-        """From here on the run folder stays, whatever happens: it holds evidence."""
+        """From here on the run folder stays, whatever happens: it holds evidence. Called when
+        the arms are up and their first figure is taken (not before the load generator's
+        calibration: a run that dies while starting its arms has measured nothing of them).
+        Calling it again changes nothing."""
         self.folder.begin_measuring()
 
     def show_progress(self, planned_s: float) -> ProgressDisplay:
@@ -184,14 +187,14 @@ class RunSession:
     def start_paired_arms(self, settings: PairedLoadSettings, planned_s: float) -> PairedArms:
         """What a mode that loads its arms once does before timing: this process on the load
         side, the database, the progress line, locust calibrated (unless --no-calibration),
-        then every arm (the benchmark, which starts its arms afresh for every repeat, uses the
-        parts)."""
+        then every arm, and from there on the run folder stays (the benchmark, which starts its
+        arms afresh for every repeat, uses the parts)."""
         self.pin(settings.pin)
         database = self.start_database()
-        self.begin_measuring()
         progress = self.show_progress(planned_s)
         calibration = self.calibrate(settings) if settings.calibrate else None
         apps = self.start_arms(settings, database)
+        self.begin_measuring()
         return PairedArms(database, self.pinning, progress, calibration, apps)
 
     def finish(self, results: dict[str, Any]) -> dict[str, Any]:

@@ -1,2 +1,3 @@
-"""In-process micro-benchmarks of the Pydantic paths, JSON encoders and study 002's container,
-run in an arm's environment as `python -m commons.probes.microbench` (__main__.py)."""
+"""In-process micro-benchmarks of the Pydantic paths, JSON encoders and a container of records
+(the App Engine pickle-versus-marshal study's), run in an arm's environment as
+`python -m commons.probes.microbench` (__main__.py)."""

@@ -1,5 +1,6 @@
-"""Group 3: study 002's container of 2,000 records, encoded and decoded in each format against
-pickle, with each format's size (raw and after zlib) and whether it round-trips."""
+"""Group 3: the App Engine pickle-versus-marshal study's container of 2,000 records, encoded and
+decoded in each format against pickle, with each format's size (raw and after zlib) and whether
+it round-trips."""
 
 import json
 import marshal
@@ -14,12 +15,12 @@ import orjson
 
 from commons.probes.microbench.benchmark import Benchmark, MicrobenchError
 
-CONTAINER_RECORDS = 2_000  # study 002's container: about 500 bytes a record, 2,000 a blob
+CONTAINER_RECORDS = 2_000  # the App Engine study's: about 500 bytes a record, 2,000 a blob
 
 
 def build_container(records: int = CONTAINER_RECORDS) -> dict[str, dict[str, Any]]:
-    """A hash list keyed by the record's name, as in study 002, of basic types only. String
-    keys, so that JSON (whose keys are strings) gives back exactly what it was given."""
+    """A hash list keyed by the record's name, as in the App Engine study, of basic types only.
+    String keys, so that JSON (whose keys are strings) gives back exactly what it was given."""
     first_names = ("Anna", "Bernd", "Clara", "Dieter", "Eva", "Frank", "Greta")
     streets = ("Hauptstrasse", "Bahnhofstrasse", "Gartenweg", "Schillerplatz", "Am Markt")
     return {

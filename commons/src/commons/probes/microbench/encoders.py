@@ -31,7 +31,8 @@ def stdlib_json_without_datetimes(payload: object) -> bytes:
 
 def encoder_group() -> list[Benchmark]:
     payload = posts_payload(build_ladder_posts())
-    # Study 003's "without default": the dates already strings, so json never calls back.
+    # The json-versus-orjson study's "without default": the dates already strings, so json
+    # never calls back.
     prerendered = {
         "posts": [
             {

@@ -7,6 +7,7 @@ from typing import Any, NoReturn
 
 from rich.console import Console
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.arms import BASELINE
 from loadtest.lab.errors import LabError
 from loadtest.load.scenarios import READ_PER_PAGE, SCENARIO_NAMES
@@ -16,6 +17,7 @@ from loadtest.modes.options import (
     add_dataset_size,
     add_paired_load,
     choice_list,
+    enough_for_an_interval,
     paired_load_values,
     positive_int,
     seconds_between,
@@ -68,9 +70,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pairs",
-        type=positive_int,
+        type=enough_for_an_interval("pairs"),
         help=f"rounds of one window per arm, per scenario and repeat: the ratios' pairs "
-        f"(default {defaults.pairs})",
+        f"(default {defaults.pairs}, --quick {quick.pairs}; at least {MIN_PAIRS_FOR_CI}, the "
+        "fewest with a 95%% interval)",
     )
     parser.add_argument(
         "--repeats",

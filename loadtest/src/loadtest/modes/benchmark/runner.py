@@ -4,6 +4,7 @@ short windows (loadtest/load/schedule.py), with each arm's and PostgreSQL's CPU 
 window's edges."""
 
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -93,10 +94,14 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             f"dataset: {settings.dataset_size:,} posts",
             highlight=False,
         )
-        session.begin_measuring()
         progress = session.show_progress(planned_seconds(settings))
         if settings.calibrate:
             calibration = session.calibrate(settings, run_dir / "calibration")
+
+        def on_startup_sample() -> None:
+            session.begin_measuring()  # an arm's first figure: the folder now holds evidence
+            progress.tick()
+
         if startup_seconds(settings):
             progress.begin(
                 f"start-up · {settings.startup_samples} fresh starts per app",
@@ -111,11 +116,18 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
                 cpus=pinning.app_cpus if pinning.enabled else None,
                 log_dir=run_dir / "startup",
                 environment=session.environment,
-                on_sample=progress.tick,
+                on_sample=on_startup_sample,
             )
         for repeat in range(1, settings.repeats + 1):
             repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
-                settings, repeat, database, pinning, run_dir, progress, session.environment
+                settings,
+                repeat,
+                database,
+                pinning,
+                run_dir,
+                progress,
+                session.environment,
+                on_arms_started=session.begin_measuring,
             )
             lives += repeat_lives
             runs += repeat_runs
@@ -155,9 +167,11 @@ def run_repeat(
     run_dir: Path,
     progress: ProgressDisplay,
     environment: dict[str, str],
+    on_arms_started: Callable[[], None] = lambda: None,
 ) -> tuple[list[ArmLife], list[ScenarioRun], list[WindowRecord]]:
     """Fresh processes for every arm on a fresh dataset, verified, then every scenario (and the
-    wrk cross-check, when asked)."""
+    wrk cross-check, when asked). `on_arms_started`: every arm answers /health, and its first
+    figure (its idle memory) is next."""
     repeat_dir = run_dir / "runs" / f"{repeat:02d}"
     repeat_dir.mkdir(parents=True, exist_ok=True)
     order = tuple(rotations(settings.apps, repeat)[repeat - 1])
@@ -173,6 +187,7 @@ def run_repeat(
             )
             stack.callback(apps[arm].stop)
             lives[arm].versions = apps[arm].versions
+        on_arms_started()
         time.sleep(QUIET_S)
         for arm, app in apps.items():
             lives[arm].idle = app.read_memory()

@@ -6,8 +6,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.modes.ladder.settings import QUICK_PAIRS, LadderSettings
-from loadtest.modes.options import add_apps, add_paired_load, paired_load_values, positive_int
+from loadtest.modes.options import (
+    add_apps,
+    add_paired_load,
+    enough_for_an_interval,
+    paired_load_values,
+)
 
 SUMMARY = (
     "where the time goes, over HTTP: the serialisation ladder's eight rungs in each arm, each "
@@ -32,8 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pairs",
-        type=positive_int,
-        help=f"rounds of four windows per rung (default {defaults.pairs}, --quick {QUICK_PAIRS})",
+        type=enough_for_an_interval("pairs"),
+        help=f"rounds of four windows per rung (default {defaults.pairs}, --quick {QUICK_PAIRS}; "
+        f"at least {MIN_PAIRS_FOR_CI}, the fewest with a 95%% interval)",
     )
     add_apps(parser, defaults.apps)
     add_paired_load(parser, defaults)

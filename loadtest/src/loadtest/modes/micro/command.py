@@ -9,8 +9,9 @@ from loadtest.modes.micro.settings import DEFAULT_PLAN, MICRO_APPS, QUICK_PLAN, 
 from loadtest.modes.options import add_apps, add_no_pin, add_results_dir
 
 SUMMARY = (
-    "where the time goes, in-process: Pydantic's paths, JSON encoders and study 002's "
-    "container, in each arm's own environment, paired by round (~1.5 min; --quick ~20 s)"
+    "where the time goes, in-process: Pydantic's paths, JSON encoders and a container of "
+    "records (pickle, marshal, JSON), in each arm's own environment, paired by round (~1.5 "
+    "min; --quick ~20 s)"
 )
 
 
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{QUICK_PLAN.rounds} rounds",
     )
     add_apps(parser, MICRO_APPS)
-    add_no_pin(parser)
+    add_no_pin(parser, "the micro-benchmark processes to one CPU")
     add_results_dir(parser)
 
 

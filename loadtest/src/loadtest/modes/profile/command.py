@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_apps(parser, PROFILE_APPS)
     add_dataset_size(parser, READ_PER_PAGE, ProfileSettings.dataset_size)
-    add_no_pin(parser)
+    add_no_pin(parser, "the profiled app and PostgreSQL to separate CPUs")
     add_results_dir(parser)
 
 

@@ -5,14 +5,15 @@ from pathlib import Path
 
 from rich.console import Console
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.errors import LabError
 from loadtest.modes.options import (
     add_apps,
     add_no_pin,
     add_ports,
     add_results_dir,
+    enough_for_an_interval,
     ports_from,
-    positive_int,
     seconds_between,
     whole_number,
 )
@@ -73,9 +74,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--processes",
-        type=positive_int,
-        help=f"timed processes per subject and size (default {DEFAULT_PLAN.processes}, --quick "
-        f"{QUICK_PLAN.processes}; 6 or more give ratios a 95%% interval)",
+        type=enough_for_an_interval(
+            "processes", note=" (only --quick times fewer: 1, a first look without intervals)"
+        ),
+        help=f"timed processes per subject and size, paired by round (default "
+        f"{DEFAULT_PLAN.processes}; at least {MIN_PAIRS_FOR_CI}, the fewest that give the ratios "
+        f"a 95%% interval; --quick times {QUICK_PLAN.processes}, without intervals)",
     )
     parser.add_argument(
         "--sizes",
@@ -126,7 +130,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_apps(parser)
     add_ports(parser)
-    add_no_pin(parser)
+    add_no_pin(parser, "the timed app processes to the apps' half of the CPUs")
     add_results_dir(parser)
 
 

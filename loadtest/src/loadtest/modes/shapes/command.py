@@ -11,8 +11,8 @@ from loadtest.modes.options import (
     add_apps,
     add_paired_load,
     choice_list,
+    enough_for_an_interval,
     paired_load_values,
-    positive_int,
 )
 from loadtest.modes.shapes.app import MAX_DEPTH, MAX_ITEMS, MEMBERS
 from loadtest.modes.shapes.cells import KINDS
@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pairs",
-        type=positive_int,
+        type=enough_for_an_interval("pairs"),
         help=f"rounds; in each, every cell gives every arm one window (default {defaults.pairs}, "
         f"--quick {QUICK_PAIRS})",
     )
@@ -93,7 +93,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"rows the parse_obj_as cells validate (default "
         f"{','.join(map(str, defaults.row_sizes))})",
     )
-    add_paired_load(parser, defaults, load_processes=False)
+    # No PostgreSQL: the generated app keeps nothing.
+    add_paired_load(
+        parser,
+        defaults,
+        load_processes=False,
+        pinned="the apps and the load generator to separate CPUs",
+    )
 
 
 def settings_from(arguments: argparse.Namespace) -> ShapesSettings:

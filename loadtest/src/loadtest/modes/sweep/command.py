@@ -7,12 +7,13 @@ from pathlib import Path
 from rich.console import Console
 
 from commons.payloads import MAX_COMMENTS_PER_POST, MAX_PAYLOAD_ITEMS
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.modes.options import (
     add_apps,
     add_paired_load,
     choice_list,
+    enough_for_an_interval,
     paired_load_values,
-    positive_int,
     whole_number,
 )
 from loadtest.modes.sweep.settings import (
@@ -74,9 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pairs",
-        type=positive_int,
+        type=enough_for_an_interval("pairs"),
         help=f"rounds; in each, every cell gives every arm one window (default {defaults.pairs}, "
-        f"--quick {QUICK_PAIRS})",
+        f"--quick {QUICK_PAIRS}; at least {MIN_PAIRS_FOR_CI}, the fewest with a 95%% interval)",
     )
     add_apps(parser, defaults.apps)
     parser.add_argument(

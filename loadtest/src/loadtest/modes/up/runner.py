@@ -1,9 +1,11 @@
 """`./test.sh up`: PostgreSQL with the dataset, every app and the locust web UI, until Ctrl-C."""
 
+import subprocess
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
+import httpx
 from rich.console import Console
 
 from loadtest.lab.apps import start_app
@@ -19,7 +21,8 @@ from loadtest.lab.processes import (
     stop_process,
 )
 from loadtest.load.locust_runs import LOCUST
-from loadtest.modes.up.settings import UpSettings
+from loadtest.load.scenarios import SCENARIOS
+from loadtest.modes.up.settings import USER_CLASSES, UpSettings
 from loadtest.output.text import pydantic_heading
 
 WEB_UI_LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
@@ -67,12 +70,17 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
                 str(settings.users),
                 "--spawn-rate",
                 str(settings.users),
-                "--class-picker",
+                # The one user class, and no --class-picker: locust 2.47's picker ticks every
+                # class of the locustfile whatever the command line names, and a start without
+                # a choice runs them all, mixing the scenarios.
+                USER_CLASSES[settings.scenario],
             ],
             log_path=log_dir / "locust.log",
             cwd=LOADTEST_DIR,
         )
         stack.callback(stop_process, locust)
+        # Ready means the page answers: locust takes a second or two to serve it.
+        wait_for_web_ui(f"http://127.0.0.1:{settings.ui_port}/", locust, log_dir)
         console.print(
             f"PostgreSQL {database.server_version} ({database.kind}), "
             f"{settings.dataset_size:,} posts. The apps' and locust's logs are in {log_dir} "
@@ -85,13 +93,15 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
                 f"FastAPI {app.versions['fastapi']})",
                 highlight=False,
             )
+        scenario = SCENARIOS[settings.scenario]
+        others = "|".join(name for name in USER_CLASSES if name != settings.scenario)
         console.print(
-            f"locust web UI: http://127.0.0.1:{settings.ui_port}\n"
-            "  In it: set Host to the app to load ("
+            f"locust web UI: http://127.0.0.1:{settings.ui_port}, loading "
+            f"{scenario.label} ({USER_CLASSES[settings.scenario]}: {scenario.request.method} "
+            f"{scenario.request.path}) and nothing else; ./test.sh up --scenario {others} for "
+            "another.\n  In it, set Host to the app to load ("
             + ", ".join(f"{app.name} {app.base_url}" for app in apps)
-            + f"; it starts on {apps[0].name}'s), and under User classes keep ONE of ReadUser "
-            "(READ), SyntheticUser (READ synthetic), WriteUser (WRITE): all three start ticked, "
-            "and ticked together they mix the scenarios.",
+            + f"; it starts on {apps[0].name}'s), then the users, and start.",
             highlight=False,
         )
         console.print("Press Ctrl-C to stop everything.")
@@ -102,3 +112,22 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
                 if process.poll() is not None:
                     raise LabError(f"{name} exited unexpectedly (see {log_dir})")
             time.sleep(0.5)
+
+
+def wait_for_web_ui(
+    url: str, locust: subprocess.Popen[bytes], log_dir: Path, timeout_s: float = 60
+) -> None:
+    deadline = time.monotonic() + timeout_s
+    with httpx.Client(timeout=2) as client:
+        while time.monotonic() < deadline:
+            if locust.poll() is not None:
+                raise LabError(f"locust exited during start-up (see {log_dir}/locust.log)")
+            try:
+                if client.get(url).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+    raise LabError(
+        f"the locust web UI did not answer {url} within {timeout_s:.0f}s (see {log_dir})"
+    )
