@@ -153,14 +153,18 @@ def synthetic_runs() -> list[dict[str, Any]]:
     return runs
 
 
+SHAPE_NAMES = ("union_none", "union_plain", "union_tagged", "rows_adapter", "rows_parse_obj_as")
+
+
 def test_plan_jobs_times_pydantic_everywhere_and_the_shared_groups_once_per_process() -> None:
     jobs = plan_jobs(("v1", "v2"), processes=2)
+    per_arm = ("pydantic", "shapes")  # every group that goes through the arm's Pydantic
     assert jobs == [
-        MicroJob("v1", ("pydantic",), 0),
-        MicroJob("v2", ("pydantic",), 0),
+        MicroJob("v1", per_arm, 0),
+        MicroJob("v2", per_arm, 0),
         MicroJob("v2", SHARED_GROUPS, 0),
-        MicroJob("v2", ("pydantic",), 1),  # the arms' order alternates
-        MicroJob("v1", ("pydantic",), 1),
+        MicroJob("v2", per_arm, 1),  # the arms' order alternates
+        MicroJob("v1", per_arm, 1),
         MicroJob("v2", SHARED_GROUPS, 1),
     ]
     assert MicroJob("v2-latest", ("pydantic",), 0).package == "app_v2"
@@ -317,6 +321,7 @@ def test_microbench_runs_every_benchmark_in_app_v2s_environment(tmp_path: Path) 
             for form in CONTAINER_FORMATS
             for operation in ("encode", "decode")
         ),
+        *(("shapes", name) for name in SHAPE_NAMES),
     }
     for benchmark in raw["benchmarks"]:
         assert benchmark["loops_per_measurement"] >= 1

@@ -18,9 +18,10 @@ from commons.probes.microbench.benchmark import MicrobenchError
 from commons.probes.microbench.container import container_group
 from commons.probes.microbench.encoders import encoder_group
 from commons.probes.microbench.pydantic_paths import pydantic_group
+from commons.probes.microbench.reported_shapes import shapes_group
 from commons.probes.microbench.timing import time_group
 
-GROUPS = ("pydantic", "encoders", "container")
+GROUPS = ("pydantic", "encoders", "container", "shapes")
 VERSION_PACKAGES = ("pydantic", "pydantic-core", "fastapi", "orjson", "ujson", "msgspec")
 
 
@@ -53,6 +54,8 @@ def run(arguments: argparse.Namespace) -> dict[str, Any]:
             benchmarks = pydantic_group(arguments.app)
         elif group == "encoders":
             benchmarks = encoder_group()
+        elif group == "shapes":
+            benchmarks = shapes_group(arguments.app)
         else:
             benchmarks, results["container"] = container_group()
         print(f"{arguments.app} process {arguments.process}: timing {group}", file=sys.stderr)

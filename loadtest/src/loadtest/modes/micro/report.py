@@ -5,7 +5,7 @@ from typing import Any
 
 from rich.console import Console
 
-from loadtest.modes.micro.results import PYDANTIC_GROUP
+from loadtest.modes.micro.results import PER_ARM_GROUPS, SHAPES_GROUP
 from loadtest.output.text import format_number, format_ratio, markdown_table, print_table
 
 CONTAINER_OPERATIONS = ("encode", "decode")
@@ -93,10 +93,17 @@ def container_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]
     return header, rows
 
 
-ROW_BUILDERS = {"pydantic": pydantic_rows, "encoders": encoder_rows, "container": container_rows}
+ROW_BUILDERS = {
+    "pydantic": pydantic_rows,
+    "shapes": pydantic_rows,
+    "encoders": encoder_rows,
+    "container": container_rows,
+}
 
 
 def baseline_label(group: str, summary: dict[str, Any]) -> str:
+    if group == SHAPES_GROUP:
+        return "each row's own: the dump without a union, the reused adapter"
     if group == "container":
         name = summary["baselines"][0].split(".")[0]
         return f"{summary['formats'][name]['label']}, the study's starting point"
@@ -111,7 +118,7 @@ def table_title(group: str, summary: dict[str, Any]) -> str:
 
 def where_note(group: str, summary: dict[str, Any]) -> str:
     arms = summary["arms"]
-    if group == PYDANTIC_GROUP:
+    if group in PER_ARM_GROUPS:
         return "Each app in its own environment: " + "; ".join(
             f"{arm} in {figures['environment']} ({arm_versions(summary, arm)})"
             for arm, figures in arms.items()
@@ -130,7 +137,7 @@ def caption(group: str, summary: dict[str, Any]) -> str:
         f"{where_note(group, summary)}. µs: median of {samples} rounds ± std-dev. vs baseline: "
         "time over the baseline's time in the same round, median [95% CI]; below 1x is faster."
     )
-    if group == PYDANTIC_GROUP and summary.get("across_arms"):
+    if group in PER_ARM_GROUPS and summary.get("across_arms"):
         reference = summary["across_arms"]["reference"]
         text += (
             f" {reference} ÷ other: {reference}'s time over the other's, each taken over the "
@@ -170,6 +177,17 @@ REPORT_NOTES = {
         "that cost moves from one row to another, and only the rows that end in JSON compare "
         "the same work. The rounds of all processes count as pairs: the interval does not "
         "widen for differences between processes."
+    ),
+    "shapes": (
+        "Two shapes users reported after moving to Pydantic 2, spelt in each arm's idiom: a "
+        "model whose field holds a member of 10,000 ints, dumped to JSON (`.json()` in "
+        "Pydantic 1, `model_dump_json()` in 2) with the field as the member itself, as a plain "
+        "union of three tagged members, and as the same union discriminated by the tag "
+        "(pydantic#12912); and one row validated by `parse_obj_as(List[Row], ...)` at every "
+        "call, against the reusable way, a module-level `TypeAdapter` in Pydantic 2 "
+        "(Pydantic 1.10 caches the model parse_obj_as builds, so there both rows are the "
+        "same call; fern-api/fern#16013). The three dumps were checked to give the same JSON, "
+        "the two validations the same rows, before timing."
     ),
     "encoders": (
         "The same 100 post dicts (the plain function's output, datetimes as `datetime`), "

@@ -12,9 +12,12 @@ from loadtest.lab.errors import LabError
 from loadtest.modes.micro.settings import MicroSettings
 
 PYDANTIC_GROUP = "pydantic"
+SHAPES_GROUP = "shapes"
+PER_ARM_GROUPS = (PYDANTIC_GROUP, SHAPES_GROUP)  # through each arm's Pydantic: in every arm
 SHARED_GROUPS = ("encoders", "container")  # no Pydantic in them: timed in one environment
 TITLES = {
     "pydantic": "Pydantic paths, the ladder's 100 posts",
+    "shapes": "Reported shapes: a union field dumped to JSON, parse_obj_as at every call",
     "encoders": "JSON encoders, the same 100 post dicts",
     "container": "A container of 2,000 records (study 002)",
 }

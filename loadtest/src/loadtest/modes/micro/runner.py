@@ -13,7 +13,7 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.lab.pinning import format_cpus, plan_pinning
 from loadtest.lab.processes import start_process, stop_process
-from loadtest.modes.micro.results import PYDANTIC_GROUP, SHARED_GROUPS, build_micro_results
+from loadtest.modes.micro.results import PER_ARM_GROUPS, SHARED_GROUPS, build_micro_results
 from loadtest.modes.micro.settings import MicroPlan, MicroSettings
 from loadtest.modes.session import open_session
 
@@ -49,7 +49,7 @@ def plan_jobs(apps: tuple[str, ...], processes: int) -> list[MicroJob]:
     jobs = []
     for process in range(processes):
         order = apps if process % 2 == 0 else tuple(reversed(apps))
-        jobs += [MicroJob(arm, (PYDANTIC_GROUP,), process) for arm in order]
+        jobs += [MicroJob(arm, PER_ARM_GROUPS, process) for arm in order]
         jobs.append(MicroJob(apps[-1], SHARED_GROUPS, process))
     return jobs
 
