@@ -36,6 +36,7 @@ def test_health_reports_versions_and_database(client: httpx.Client, app: Running
         "starlette",
         "pydantic",
         "pydantic_compiled",
+        "pydantic_core",
         "sqlalchemy",
         "psycopg",
         *(["pydantic_v1"] if runs_v1_code else []),
@@ -50,6 +51,11 @@ def test_health_reports_versions_and_database(client: httpx.Client, app: Running
     assert versions["sqlalchemy"].startswith("2.")
     assert versions["psycopg"].startswith("3.")
     assert isinstance(versions["pydantic_compiled"], bool)
+    # Pydantic 1.10 has no compiled core; every arm on Pydantic 2 (v1-shim too) names its own.
+    if versions["pydantic"].startswith("1."):
+        assert versions["pydantic_core"] is None
+    else:
+        assert versions["pydantic_core"].startswith("2.")
 
 
 def test_v1_shim_is_v1s_code_on_pure_python_pydantic_v1(

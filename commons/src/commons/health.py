@@ -1,5 +1,6 @@
 """GET /health: library versions and whether the database answers."""
 
+import importlib.metadata
 import platform
 from typing import Any
 
@@ -25,12 +26,21 @@ def collect_versions(
         "starlette": starlette.__version__,
         "pydantic": pydantic_version,
         "pydantic_compiled": pydantic_compiled,
+        "pydantic_core": core_version(),
         "sqlalchemy": sqlalchemy.__version__,
         "psycopg": psycopg.__version__,
     }
     if pydantic_v1_version is not None:
         versions["pydantic_v1"] = pydantic_v1_version
     return versions
+
+
+def core_version() -> str | None:
+    """pydantic-core's version, where the environment has it (Pydantic 2; 1.10 has no core)."""
+    try:
+        return importlib.metadata.version("pydantic-core")
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def build_health_router(versions: dict[str, Any]) -> APIRouter:

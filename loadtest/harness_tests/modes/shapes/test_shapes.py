@@ -98,6 +98,8 @@ def test_a_real_shapes_run_verifies_and_times_every_cell_and_leaves_nothing_runn
         ("adapter-1", "parse_obj_as-1"),
     }
     assert all(item["ratios"]["v2"]["pairs"] == 6 for item in results["within_arms"])
+    assert results["versions"]["v2"]["pydantic_core"].startswith("2.")
+    assert results["versions"]["v1"]["pydantic_core"] is None
     assert "adapter-1 over parse_obj_as-1" in result.stdout
     assert (run_dir / "shapes.svg").read_text().startswith("<svg")
     assert "| tree-validate-3 |" in (run_dir / "report.md").read_text()

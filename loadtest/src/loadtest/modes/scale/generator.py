@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPES
-from loadtest.modes.scale.shapes.base import AppSource, AppSpec, Endpoint
+from loadtest.modes.scale.shapes.base import CORE_VERSION_SOURCE, AppSource, AppSpec, Endpoint
 
 IDIOMS = ("v1", "v2")
 PACKAGE = "scale_app"
@@ -153,6 +153,7 @@ def main_module(app: ScaleApp, source: AppSource) -> str:
         "import pydantic\n"
         "import pydantic.v1\n"
         "from fastapi import APIRouter, FastAPI\n\n"
+        f"{CORE_VERSION_SOURCE}\n\n"
         f"{mounting}\n\n"
         '@app.get("/health")\n'
         "def health() -> dict:\n"
@@ -163,6 +164,7 @@ def main_module(app: ScaleApp, source: AppSource) -> str:
         '        "versions": {\n'
         '            "pydantic": pydantic.VERSION,\n'
         '            "fastapi": fastapi.__version__,\n'
+        '            "pydantic_core": PYDANTIC_CORE,\n'
         '            "pydantic_v1": pydantic.v1.VERSION,\n'
         f'            "pydantic_compiled": {compiled},\n'
         "        },\n"

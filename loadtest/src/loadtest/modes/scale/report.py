@@ -180,6 +180,11 @@ def versions_line(scale: dict[str, Any]) -> str:
         parts.append(
             f"{key}: Pydantic {versions.get('pydantic', '?')}"
             + (" (compiled)" if versions.get("pydantic_compiled") else "")
+            + (
+                f" (pydantic-core {versions['pydantic_core']})"
+                if versions.get("pydantic_core")
+                else ""
+            )
             + f", FastAPI {versions.get('fastapi', '?')}"
         )
     return "; ".join(parts) + "."

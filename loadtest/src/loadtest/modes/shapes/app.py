@@ -15,6 +15,8 @@ app_v1 spells it; v2: Pydantic 2's own), so the lab's served apps stay as they a
 from pathlib import Path
 from typing import Any
 
+from loadtest.modes.scale.shapes.base import CORE_VERSION_SOURCE
+
 PACKAGE = "shape_app"
 MODULE = f"{PACKAGE}.main:app"
 MEMBERS = (2, 5, 20)  # the union sizes the app serves
@@ -169,6 +171,7 @@ def main_module(idiom: str) -> str:
         f"from {PACKAGE} import models",
         f"from {PACKAGE}.data import ITEMS, TREES",
         "",
+        CORE_VERSION_SOURCE,
         "# The deliberate parse_obj_as route warns at every call; its warning is not the measure.",
         'warnings.filterwarnings("ignore", message=".*parse_obj_as.*")',
         "",
@@ -223,6 +226,7 @@ def main_module(idiom: str) -> str:
         '        "status": "ok",',
         '        "versions": {',
         '            "pydantic": pydantic.VERSION,',
+        '            "pydantic_core": PYDANTIC_CORE,',
         '            "fastapi": fastapi.__version__,',
         "        },",
         "    }",

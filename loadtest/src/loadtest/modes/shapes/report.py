@@ -132,7 +132,9 @@ def heading(results: dict[str, Any]) -> str:
 
 def versions_line(results: dict[str, Any]) -> str:
     parts = [
-        f"{app}: Pydantic {found.get('pydantic', '?')}, FastAPI {found.get('fastapi', '?')}"
+        f"{app}: Pydantic {found.get('pydantic', '?')}"
+        + (f" (pydantic-core {found['pydantic_core']})" if found.get("pydantic_core") else "")
+        + f", FastAPI {found.get('fastapi', '?')}"
         for app, found in results["versions"].items()
     ]
     return "; ".join(parts) + "."

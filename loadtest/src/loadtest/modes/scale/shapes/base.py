@@ -64,6 +64,16 @@ class Shape:
     bound_s: float = 60.0  # a process that takes longer is "over" it, and larger sizes skipped
 
 
+# A generated app's /health reports pydantic-core's version beside Pydantic's: some fixes (such as
+# tagged unions' serialisation) landed in the core. Pydantic 1.10 has no core.
+CORE_VERSION_SOURCE = (
+    "try:  # Pydantic 2's compiled core; Pydantic 1.10 has none\n"
+    "    from pydantic_core import __version__ as PYDANTIC_CORE\n"
+    "except ImportError:\n"
+    "    PYDANTIC_CORE = None\n"
+)
+
+
 def pydantic_import(idiom: str, *names: str) -> str:
     """The models module's Pydantic import in the idiom's spelling (pydantic.v1 for app_v1's,
     so it runs on Pydantic 1.10 and on Pydantic 2's pydantic.v1 alike)."""
