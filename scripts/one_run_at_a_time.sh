@@ -8,7 +8,7 @@
 RUN_LOCK_FILE="${LAB_RUN_LOCK_FILE:-/tmp/pydantic-v1-v2-lab.lock}"
 # The modes that start nothing and measure nothing: they never need the machine to themselves
 # (modes/registry.py says the same of each mode, and a test holds the two together).
-LOCK_FREE_MODES="report"
+LOCK_FREE_MODES="report losses"
 
 # The mode a command line runs, as cli.py reads it: its first word, unless that is an option.
 mode_of() {

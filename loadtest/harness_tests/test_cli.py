@@ -195,7 +195,7 @@ def test_top_help_lists_the_modes_and_the_benchmarks_options() -> None:
     ):
         assert option in result.stdout
     prose = " ".join(result.stdout.split())
-    assert "every mode but report (and --help) holds a machine-wide lock" in prose
+    assert "every mode but report and losses (and --help) holds a machine-wide lock" in prose
     assert result.stdout == top_help()
 
 

@@ -70,7 +70,7 @@ def top_help() -> str:
     lock_free = [name for name, mode in MODES.items() if not mode.holds_the_machine]
     one_at_a_time = textwrap.fill(
         f"One run at a time: two runs on the same CPUs corrupt each other's figures, so every "
-        f"mode but {', '.join(lock_free)} (and --help) holds a machine-wide lock while it runs, "
+        f"mode but {' and '.join(lock_free)} (and --help) holds a machine-wide lock while it runs, "
         f"and a second run is refused at once, in one line naming the first "
         f"(docs/operations.md).",
         width=100,

@@ -1,0 +1,61 @@
+"""`./test.sh losses`: its options, settings and entry point."""
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from loadtest.lab.errors import LabError
+
+SUMMARY = (
+    "RUN_DIR...: where Pydantic 2 costs more, read from scale, shapes and sweep runs: the "
+    "losses two runs agree on, worst first (seconds)"
+)
+
+
+@dataclass(frozen=True)
+class LossesSettings:
+    run_dirs: tuple[Path, ...]
+    markdown: bool = False
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Read runs of the scale, shapes and sweep modes (their results.json; nothing is "
+        "measured) and list every figure where Pydantic 2 costs more than v1: its 95% interval "
+        "wholly above 1 (slower, more memory, slower start-up), or v2 did not finish where v1 "
+        "did. A figure is listed only when two runs or more show the loss; those seen once "
+        "are counted apart. Give two runs of each mode you want examined. Takes seconds."
+    )
+    parser.add_argument(
+        "run_dirs",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="run folders, e.g. results/*-scale results/*-shapes",
+    )
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the tables as Markdown (as the README's) instead of for the terminal",
+    )
+
+
+def settings_from(arguments: argparse.Namespace) -> LossesSettings:
+    for run_dir in arguments.run_dirs:
+        if not run_dir.is_dir():
+            raise LabError(f"{run_dir} is not a directory")
+    return LossesSettings(tuple(arguments.run_dirs), arguments.markdown)
+
+
+def run(settings: LossesSettings, console: Console) -> None:
+    from loadtest.modes.losses.runner import show_losses
+
+    try:
+        show_losses(settings.run_dirs, settings.markdown, console)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:
+        raise LabError(
+            f"a results.json lacks or mangles a field the losses need "
+            f"({type(error).__name__}: {error})"
+        ) from None

@@ -1,0 +1,79 @@
+"""Read the runs, find the figures where Pydantic 2 loses, print them worst first."""
+
+from pathlib import Path
+
+from rich.console import Console
+
+from loadtest.lab.errors import LabError
+from loadtest.modes.losses.examine import EXAMINED_KINDS, Loss, Seen, Verdict, examine, verdict
+from loadtest.modes.registry import KINDS
+from loadtest.output.results_file import read_results
+from loadtest.output.text import markdown_table, print_table
+
+HEADER = ("shape", "figure", "measure", "v2 over v1, per run", "what each side took (first run)")
+
+
+def show_losses(run_dirs: tuple[Path, ...], markdown: bool, console: Console) -> Verdict:
+    seen_by_run: dict[str, list[Seen]] = {}
+    skipped = []
+    for run_dir in run_dirs:
+        results = read_results(run_dir, KINDS)
+        name = run_dir.resolve().name
+        if results["kind"] not in EXAMINED_KINDS:
+            skipped.append(f"{name} ({results['kind']})")
+            continue
+        seen_by_run[name] = examine(name, results)
+    if not seen_by_run:
+        raise LabError(
+            f"none of these runs is of a kind the losses read ({', '.join(EXAMINED_KINDS)}); "
+            "e.g. ./test.sh losses results/*-scale results/*-shapes"
+        )
+    found = verdict(seen_by_run)
+    lines = summary_lines(found, skipped)
+    rows = [row(loss) for loss in found.replicated]
+    once = [row(loss) for loss in found.once]
+    if markdown:
+        console.print("\n\n".join(lines), highlight=False, soft_wrap=True)
+        if rows:
+            console.print("\n" + markdown_table(HEADER, rows), highlight=False, soft_wrap=True)
+        if once:
+            console.print(f"\n{ONCE_TITLE}:\n", highlight=False, soft_wrap=True)
+            console.print(markdown_table(HEADER, once), highlight=False, soft_wrap=True)
+        return found
+    for line in lines:
+        console.print(line, highlight=False)
+    if rows:
+        print_table(console, HEADER, rows, title="Where Pydantic 2 costs more, worst first")
+    if once:
+        print_table(console, HEADER, once, title=ONCE_TITLE)
+    return found
+
+
+ONCE_TITLE = "Lost in one run only: not listed as a loss until a second run shows it too"
+
+
+def summary_lines(found: Verdict, skipped: list[str]) -> list[str]:
+    lines = [
+        f"{found.examined} figures examined in {len(found.runs)} runs "
+        f"({', '.join(found.runs)}); {found.in_two_runs} of them in two runs or more, the only "
+        "ones that can replicate.",
+        f"Pydantic 2 costs more in {len(found.replicated)} of them in two runs or more"
+        + (" (listed below, worst first)" if found.replicated else "")
+        + f"; {len(found.once)} more lost in one run only.",
+    ]
+    if skipped:
+        lines.append(f"Not read (no figures of v2 against v1 here): {', '.join(skipped)}.")
+    return lines
+
+
+def row(loss: Loss) -> list[str]:
+    figure = loss.figure
+    first = next(seen for seen in loss.seen if seen.lost)
+    per_run = "; ".join(seen.text + ("" if seen.lost else " (not lost)") for seen in loss.seen)
+    return [
+        f"{figure.mode} {figure.shape}",
+        figure.what,
+        f"{figure.measure}, {figure.comparison}",
+        per_run,
+        first.detail,
+    ]
