@@ -21,7 +21,7 @@ from loadtest.modes.scale.generator import (
     router_module,
     routes_of,
 )
-from loadtest.modes.scale.runner import Unfinished, compile_app, measure_process
+from loadtest.modes.scale.runner import StoppedPhases, Unfinished, compile_app, measure_process
 from loadtest.modes.scale.shapes import SHAPES
 from loadtest.modes.scale.shapes.service import KINDS, MAX_NESTING, plan_models
 from loadtest.modes.scale.subjects import Subject, comparisons, plan_subjects
@@ -213,6 +213,18 @@ def test_an_app_that_fails_or_takes_too_long_is_a_result_not_a_crash(tmp_path: P
     models.write_text(models.read_text() + "\nraise RecursionError('maximum recursion depth')\n")
     with pytest.raises(Unfinished, match=r"^failed: RecursionError: maximum recursion depth$"):
         verified_process(Subject("v2"), app, folder)
+
+
+def test_a_phase_stopped_at_a_size_still_runs_at_the_smaller_ones() -> None:
+    """v2+backward's /openapi.json fails at 100 models (chain): the timed processes at 10 still
+    ask for it, those at 100 and 300 do not."""
+    stopped = StoppedPhases()
+    assert stopped.stop("v2+backward", "openapi", 100, "failed: /openapi.json 500")
+    assert not stopped.stop("v2+backward", "openapi", 300, "failed: /openapi.json 500")
+    assert stopped.at("v2+backward", 10) == {}
+    reason = "not run: failed: /openapi.json 500 at 100"
+    assert stopped.at("v2+backward", 100) == stopped.at("v2+backward", 300) == {"openapi": reason}
+    assert stopped.at("v2", 300) == {}
 
 
 def test_the_bytecode_of_every_module_is_written_even_when_python_would_not(

@@ -247,6 +247,31 @@ def phases_left_out(figures: dict[str, Any]) -> dict[str, str]:
     }
 
 
+class StoppedPhases:
+    """Per subject, the phases that went over the bound (or failed) in verification, and at
+    which size: they are not run again at that size's timed processes or at a larger size; a
+    smaller size runs them."""
+
+    def __init__(self) -> None:
+        self.stopped: dict[str, dict[str, tuple[int, str]]] = {}
+
+    def stop(self, subject: str, phase: str, size: int, reason: str) -> bool:
+        """Record it; False if the phase had stopped already (at a smaller size)."""
+        phases = self.stopped.setdefault(subject, {})
+        if phase in phases:
+            return False
+        phases[phase] = (size, f"not run: {reason} at {size}")
+        return True
+
+    def at(self, subject: str, size: int) -> dict[str, str]:
+        """phase -> why, for the phases a process of the subject at `size` leaves out."""
+        return {
+            phase: why
+            for phase, (stopped_at, why) in self.stopped.get(subject, {}).items()
+            if stopped_at <= size
+        }
+
+
 def remaining(deadline: float) -> float:
     """Seconds left to the deadline; a request past it times out at once."""
     return max(deadline - time.perf_counter(), 0.001)
@@ -302,27 +327,27 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
         )
         versions: dict[str, dict[str, Any]] = {}
         unfinished: dict[tuple[str, int], str] = {}  # (subject, size) -> why no figures
-        # subject -> phase -> why: a phase over the bound (or failing) is not run again, at this
-        # size's timed processes or at a larger size.
-        skipped: dict[str, dict[str, str]] = {subject.key: {} for subject in subjects}
+        stopped_phases = StoppedPhases()
         for size in settings.sizes:
             for subject in subjects:
                 stopped = [done for (key, done) in unfinished if key == subject.key and done < size]
                 if stopped:
                     unfinished[(subject.key, size)] = f"not run: unfinished at {stopped[0]}"
                     continue
-                skip = skipped[subject.key]
                 try:
                     figures, versions[subject.key] = sample(
-                        subject, size, "verify", verify=True, skip=skip
+                        subject,
+                        size,
+                        "verify",
+                        verify=True,
+                        skip=stopped_phases.at(subject.key, size),
                     )
                 except Unfinished as why:
                     unfinished[(subject.key, size)] = str(why)
                     console.print(f"    {subject.key} at {size}: {why}", highlight=False)
                     continue
                 for phase, reason in phases_left_out(figures).items():
-                    if phase not in skip:
-                        skip[phase] = f"not run: {reason} at {size}"
+                    if stopped_phases.stop(subject.key, phase, size, reason):
                         console.print(
                             f"    {subject.key} at {size}, {phase}: {reason}", highlight=False
                         )
@@ -352,7 +377,7 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
                             size,
                             f"{round_number}",
                             verify=False,
-                            skip=skipped[subject.key],
+                            skip=stopped_phases.at(subject.key, size),
                         )[0]
                     except Unfinished as why:
                         entry["unfinished"] = str(why)
