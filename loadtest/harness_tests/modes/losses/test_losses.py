@@ -38,7 +38,8 @@ def scale_change(results: dict[str, Any], *, once: bool) -> None:
     scale = results["scale"]
     # v2 holds more memory at 500 models in both runs; its /openapi.json does not finish.
     scale["ratios"]["v2/v1"]["by_models"]["500"]["rss_idle_mib"] = losing(1.2, 1.4)
-    scale["figures"]["v2"]["500"]["openapi_s"] = {"median": None, "unfinished": "over 60 s"}
+    for metric in ("openapi_s", "rss_openapi_mib"):
+        scale["figures"]["v2"]["500"][metric] = {"median": None, "unfinished": "over 60 s"}
     if once:  # a loss a second run does not show
         scale["ratios"]["v2-latest/v1"]["by_models"]["10"]["import_s"] = losing(1.05, 1.15)
     # A variant over its own arm is not a comparison of the majors, however it lies.
@@ -67,7 +68,8 @@ def test_only_losses_two_runs_show_are_listed_worst_first(
     scale_figures = len(majors) * 3 * len(examined["scale"]["metrics"])
     sweep_cells = json.loads((FIXTURES / "sweep" / "results.json").read_text())["cells"]
     sweep_figures = sum(name.endswith("/v1") for cell in sweep_cells for name in cell["gains"])
-    assert f"{scale_figures + sweep_figures} figures examined in 4 runs" in out
+    # v2's two figures of /openapi.json at 500 models are one: the phase that did not finish.
+    assert f"{scale_figures - 1 + sweep_figures} figures examined in 4 runs" in out
     assert "Pydantic 2 costs more in 3 of them in two runs or more" in out
     assert "1 more lost in one run only" in out
     assert "Not read (no figures of v2 against v1 here): benchmark (benchmark)" in out

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loadtest.lab.arms import BASELINE
+from loadtest.modes.scale.results import PHASES
 from loadtest.output.text import format_number, format_ratio
 
 
@@ -38,6 +39,14 @@ def examine(run: str, results: dict[str, Any]) -> list[Seen]:
     return list(EXAMINERS[results["kind"]](run, results))
 
 
+# A phase that did not finish, as one figure: what it leaves out, from where it stopped on.
+UNFINISHED_MEASURES = {
+    "start": "every figure (the app did not start)",
+    "routes": "every route once, and /openapi.json",
+    "openapi": "first /openapi.json",
+}
+
+
 def scale_figures(run: str, results: dict[str, Any]) -> Iterator[Seen]:
     scale = results["scale"]
     shape = scale.get("shape", "service")
@@ -48,18 +57,46 @@ def scale_figures(run: str, results: dict[str, Any]) -> Iterator[Seen]:
         if subjects[reference]["arm"] != BASELINE or subjects[key]["arm"] == BASELINE:
             continue  # a variant over its own arm: not a comparison of the majors
         for size, by_metric in comparison["by_models"].items():
+            mine, theirs = scale["figures"][key][size], scale["figures"][reference][size]
+            stopped = first_unfinished_phase(mine)
             for metric, ratio in by_metric.items():
                 facts = scale["metrics"][metric]
-                mine = scale["figures"][key][size][metric]
-                theirs = scale["figures"][reference][size][metric]
+                if stopped is not None and metric in PHASES_FROM[stopped]:
+                    continue  # counted once, below
                 figure = Figure("scale", shape, f"{size} {label}", facts["label"], name)
-                detail = f"{reference} {side(theirs, facts)}, {key} {side(mine, facts)}"
-                if "unfinished" in mine and theirs.get("median") is not None:
-                    yield Seen(figure, run, True, math.inf, "did not finish", detail)
-                elif ratio.get("estimate") is not None:
+                if ratio.get("estimate") is not None:
                     low = ratio.get("ci95_low")
+                    detail = (
+                        f"{reference} {side(theirs[metric], facts)}, "
+                        f"{key} {side(mine[metric], facts)}"
+                    )
                     lost = low is not None and low > 1
                     yield Seen(figure, run, lost, ratio["estimate"], format_ratio(ratio), detail)
+            if stopped is not None:
+                first = PHASES[stopped][0]
+                facts = scale["metrics"][first]
+                measure = UNFINISHED_MEASURES[stopped]
+                figure = Figure("scale", shape, f"{size} {label}", measure, name)
+                finished = theirs[first].get("median") is not None
+                detail = (
+                    f"{reference} {side(theirs[first], facts)}, {key} {side(mine[first], facts)}"
+                )
+                yield Seen(figure, run, finished, math.inf, "did not finish", detail)
+
+
+# Per phase, its metrics and those of the phases after it (which it leaves out).
+PHASES_FROM = {
+    phase: [metric for later in list(PHASES)[index:] for metric in PHASES[later]]
+    for index, phase in enumerate(PHASES)
+}
+
+
+def first_unfinished_phase(figures: dict[str, Any]) -> str | None:
+    """The first phase with no figures because it (or the app) did not finish."""
+    for phase, metrics in PHASES.items():
+        if any("unfinished" in figures[metric] for metric in metrics):
+            return phase
+    return None
 
 
 def side(figures: dict[str, Any], facts: dict[str, Any]) -> str:

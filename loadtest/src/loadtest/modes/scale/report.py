@@ -177,15 +177,13 @@ def versions_line(scale: dict[str, Any]) -> str:
     parts = []
     for key, facts in scale["subjects"].items():
         versions = facts["versions"]
+        if versions.get("pydantic_core"):  # Pydantic 2: its core is the compiled part
+            built = f" (pydantic-core {versions['pydantic_core']})"
+        else:
+            built = " (compiled)" if versions.get("pydantic_compiled") else ""
         parts.append(
-            f"{key}: Pydantic {versions.get('pydantic', '?')}"
-            + (" (compiled)" if versions.get("pydantic_compiled") else "")
-            + (
-                f" (pydantic-core {versions['pydantic_core']})"
-                if versions.get("pydantic_core")
-                else ""
-            )
-            + f", FastAPI {versions.get('fastapi', '?')}"
+            f"{key}: Pydantic {versions.get('pydantic', '?')}{built}, "
+            f"FastAPI {versions.get('fastapi', '?')}"
         )
     return "; ".join(parts) + "."
 

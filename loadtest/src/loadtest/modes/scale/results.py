@@ -32,6 +32,13 @@ METRICS: dict[str, Metric] = {
     "openapi_s": Metric("first /openapi.json", "s", 2),
     "rss_openapi_mib": Metric("memory after /openapi.json, RSS", "MiB", 1),
 }
+# What a process measures, phase by phase (runner.py); each phase has the bound to itself, and
+# a phase that does not finish leaves out the phases after it.
+PHASES = {
+    "start": ("import_s", "to_health_s", "rss_idle_mib", "uss_idle_mib"),
+    "routes": ("routes_s", "rss_routes_mib", "uss_routes_mib"),
+    "openapi": ("openapi_s", "rss_openapi_mib"),
+}
 # What the summary, the per-model costs and the charts show.
 HEADLINE_METRICS = ("to_health_s", "rss_idle_mib", "rss_routes_mib")
 

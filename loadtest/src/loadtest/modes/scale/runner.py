@@ -31,7 +31,7 @@ from loadtest.lab.memory import read_tree_memory
 from loadtest.lab.processes import child_environment
 from loadtest.lab.startup import HEALTH_POLL_S, import_timing_command, kill_now, read_import_seconds
 from loadtest.modes.scale.generator import MODULE, Route, ScaleApp, generate, routes_of
-from loadtest.modes.scale.results import METRICS, build_scale_results
+from loadtest.modes.scale.results import METRICS, PHASES, build_scale_results
 from loadtest.modes.scale.settings import ScaleSettings
 from loadtest.modes.scale.shapes import SHAPES
 from loadtest.modes.scale.subjects import Subject, plan_subjects
@@ -137,14 +137,6 @@ def exception_line(log_path: Path, wait_s: float = 0.0) -> str:
             lines = text.strip().splitlines()
             return lines[-1].strip() if lines else "no output"
         time.sleep(0.05)
-
-
-# What a process measures, phase by phase; each phase has the bound to itself.
-PHASES = {
-    "start": ("import_s", "to_health_s", "rss_idle_mib", "uss_idle_mib"),
-    "routes": ("routes_s", "rss_routes_mib", "uss_routes_mib"),
-    "openapi": ("openapi_s", "rss_openapi_mib"),
-}
 
 
 def measure_process(
