@@ -101,8 +101,8 @@ SHAPE = Shape(
     summary="a generic page, Page[T], for every model of the service mix (GenericModel in "
     "v1, BaseModel with Generic[T] in v2); GET answers a page, POST takes one",
     size_label="models",
-    sizes=(10, 100),
-    quick_sizes=(10, 100),
+    sizes=(10, 100, 500),
+    quick_sizes=(10, 100, 500),
     max_size=2000,
     build=build,
 )

@@ -84,8 +84,8 @@ SHAPE = Shape(
     summary="self-referencing trees: every model a tree of itself (children and a favourite "
     "child), three levels deep in its examples; two routes a model",
     size_label="models",
-    sizes=(10, 100),
-    quick_sizes=(10, 100),
+    sizes=(10, 100, 500),
+    quick_sizes=(10, 100, 500),
     max_size=2000,
     build=build,
 )
