@@ -67,6 +67,49 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=0)
+
+
+# What a column adds to its text's width: one space of padding each side and its left border;
+# the table adds one border at its right.
+COLUMN_FRAME = 3
+
+
+def column_groups(widths: Sequence[int], room: int) -> list[list[int]]:
+    """The columns after the first (the row names), in groups that fit `room` characters each
+    beside the first column, every column at least as wide as its longest word; a column that
+    cannot fit even alone gets a group of its own (its words then fold)."""
+    groups: list[list[int]] = [[]]
+    used = widths[0] + COLUMN_FRAME + 1 if widths else 0
+    for index in range(1, len(widths)):
+        needed = widths[index] + COLUMN_FRAME
+        if groups[-1] and used + needed > room:
+            groups.append([])
+            used = widths[0] + COLUMN_FRAME + 1
+        groups[-1].append(index)
+        used += needed
+    return groups
+
+
+def fitted_widths(least: Sequence[int], most: Sequence[int], room: int) -> list[int]:
+    """Each column's width: every column its longest line where they fit in `room` (frames
+    included); else its longest word, and what is left goes first to the columns that want
+    least more (a figure unwrapped), then shared by the rest as far as it goes."""
+    available = room - (COLUMN_FRAME * len(least) + 1)
+    if sum(most) <= available:
+        return list(most)
+    widths = list(least)
+    spare = max(available - sum(least), 0)
+    wanting = sorted(range(len(least)), key=lambda index: most[index] - least[index])
+    for position, index in enumerate(wanting):
+        share = -(-spare // (len(wanting) - position))  # an even share of what is left
+        given = min(most[index] - least[index], share)
+        widths[index] += given
+        spare -= given
+    return widths
+
+
 def print_table(
     console: Console,
     header: Sequence[str],
@@ -75,13 +118,32 @@ def print_table(
     title: str | None = None,
     caption: str | None = None,
 ) -> None:
-    """A terminal table: the first column (the row's name) left, the figures right."""
-    table = Table(title=title, caption=caption)
-    for index, column in enumerate(header):
-        table.add_column(column, justify="left" if index == 0 else "right", no_wrap=index == 0)
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+    """A terminal table: the first column (the row's name) left, the figures right. Cells wrap
+    between words, never inside one; a table too wide for the terminal is printed as several,
+    each with the row names, the figures' columns in order ("continued" in the title)."""
+    columns = [(column, *(row[index] for row in rows)) for index, column in enumerate(header)]
+    least = [max(longest_word(text) for text in texts) for texts in columns]
+    most = [
+        max(len(line) for text in texts for line in text.splitlines() or [""]) for texts in columns
+    ]
+    groups = column_groups(least, console.width)
+    for number, group in enumerate(groups):
+        part = title if number == 0 or title is None else f"{title} (continued)"
+        table = Table(title=part, caption=caption if number == len(groups) - 1 else None)
+        shown = (0, *group)
+        widths = fitted_widths(
+            [least[index] for index in shown], [most[index] for index in shown], console.width
+        )
+        for index, width in zip(shown, widths, strict=True):
+            table.add_column(
+                header[index],
+                justify="left" if index == 0 else "right",
+                width=width,
+                overflow="fold",
+            )
+        for row in rows:
+            table.add_row(*(row[index] for index in shown))
+        console.print(table)
 
 
 def print_flags(console: Console, flags: Sequence[str]) -> None:

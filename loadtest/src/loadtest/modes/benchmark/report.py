@@ -4,7 +4,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.tables import (
@@ -15,7 +14,7 @@ from loadtest.modes.benchmark.tables import (
     table_rows,
     title,
 )
-from loadtest.output.text import markdown_table, print_flags
+from loadtest.output.text import markdown_table, print_flags, print_table
 
 
 def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
@@ -30,16 +29,14 @@ def print_report(results: dict[str, Any], console: Console) -> None:
     for line in summary_lines(results):
         console.print(line, highlight=False)
     console.print(f"[bold]{flags_line(results)}[/]", highlight=False)
-    table = Table(
+    print_table(
+        console,
+        header,
+        rows,
         title=title(results),
         caption="r/s: median of windows (min–max). Ratio: median of paired window ratios, "
         "95% CI in brackets." + (" ⚠: see flags below." if flags else ""),
     )
-    for index, column in enumerate(header):
-        table.add_column(column, justify="left" if index == 0 else "right")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
     for line in load_generator_lines(results):
         console.print(line, highlight=False)
     print_flags(console, flags)

@@ -4,12 +4,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.profile.buckets import BUCKETS
 from loadtest.modes.profile.settings import PROFILED_SCENARIOS
-from loadtest.output.text import markdown_table, pydantic_heading
+from loadtest.output.text import markdown_table, print_table, pydantic_heading
 
 
 def cells(entry: dict[str, Any] | None, bucket: str) -> list[str]:
@@ -71,18 +70,13 @@ def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
 def print_report(results: dict[str, Any], console: Console) -> None:
     for scenario in PROFILED_SCENARIOS:
         header, rows = scenario_rows(results, scenario)
-        table = Table(title=scenario_title(results, scenario))
-        for position, column in enumerate(header):
-            table.add_column(column, justify="left" if position == 0 else "right")
-        for row in rows:
-            table.add_row(*row, end_section=row[0] == BUCKETS["harness"])
-        console.print(table)
-        top = Table(title=f"{SCENARIOS[scenario].label}: the functions with the most own time")
-        for column in ("app", "function", "µs/request", "calls/request", "bucket"):
-            top.add_column(column, justify="right" if "request" in column else "left")
-        for row in top_rows(results, scenario):
-            top.add_row(*row)
-        console.print(top)
+        print_table(console, header, rows, title=scenario_title(results, scenario))
+        print_table(
+            console,
+            ("app", "function", "µs/request", "calls/request", "bucket"),
+            top_rows(results, scenario),
+            title=f"{SCENARIOS[scenario].label}: the functions with the most own time",
+        )
     for note in results["notes"]:
         console.print(f"Note: {note}", highlight=False)
 
