@@ -8,6 +8,7 @@ from typing import Any
 from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 from rich.console import Console
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.modes.scale.results import HEADLINE_METRICS
 from loadtest.modes.scale.subjects import DEFER_SUFFIX, FLAT_SUFFIX
 from loadtest.output.charts import (
@@ -25,11 +26,11 @@ from loadtest.output.text import format_number, format_ratio, markdown_table, pr
 
 TITLE = "Start-up and memory at scale"
 NOTE = (
-    "Each figure: the median over fresh processes (min–max in brackets), one app at a time on "
-    "the app CPUs. Ratios: the subject's figure over the reference's in the same round (above "
-    "1: it costs more), median of the rounds with its 95% CI. Per model: the growth of the "
-    "median from the smallest app to the biggest, divided by the models added (each model "
-    "brings two routes)."
+    "Each figure: the median over fresh processes (min–max in parentheses), one app at a time "
+    "on the app CPUs. Ratios: the subject's figure over the reference's in the same round "
+    "(above 1: it costs more), median of the rounds with its 95% CI (from 6 processes on). Per "
+    "model: the growth of the median from the smallest app to the biggest, divided by what was "
+    "added (models, union members or routes a model)."
 )
 
 
@@ -168,9 +169,22 @@ def heading(results: dict[str, Any]) -> str:
     title = TITLE if shape == "service" else f"{TITLE}, the {shape} shape"
     return (
         f"{title}: {', '.join(scale['subjects'])} — {', '.join(map(str, scale['models']))} "
-        f"{size_label(scale)}, {results['settings']['processes']} fresh processes each, on "
+        f"{size_label(scale)}, {processes_each(results['settings']['processes'])}, on "
         f"{host['cpu_model']}"
     )
+
+
+def processes_each(processes: int) -> str:
+    return f"{processes} fresh process{'' if processes == 1 else 'es'} each"
+
+
+def ratios_title(results: dict[str, Any]) -> str:
+    if results["settings"]["processes"] < MIN_PAIRS_FOR_CI:
+        return (
+            f"Ratios, paired by round (no 95% CI: it needs {MIN_PAIRS_FOR_CI} processes each, "
+            "--processes)"
+        )
+    return "Ratios, paired by round [95% CI]"
 
 
 def versions_line(scale: dict[str, Any]) -> str:
@@ -194,7 +208,7 @@ def print_report(results: dict[str, Any], console: Console) -> None:
         console.print(line, highlight=False)
     print_table(console, *figure_rows(scale), title=heading(results))
     if scale["ratios"]:
-        print_table(console, *ratio_rows(scale), title="Ratios, paired by round [95% CI]")
+        print_table(console, *ratio_rows(scale), title=ratios_title(results))
     if scale["per_model"] and any(scale["per_model"].values()):
         print_table(console, *per_model_rows(scale), title="What one more model costs")
     console.print(versions_line(scale), highlight=False)
@@ -284,7 +298,17 @@ def html(results: dict[str, Any]) -> str:
         body += figure(
             to_svg(growth_figure(scale, metric)),
             f"{scale['metrics'][metric]['label']}: median of the fresh processes, whiskers "
-            "min–max; dashed: defer_build=True; dotted: every route on the app itself"
+            "min–max"
+            + (
+                "; dashed: defer_build=True"
+                if any(facts["defer_build"] for facts in scale["subjects"].values())
+                else ""
+            )
+            + (
+                "; dotted: every route on the app itself"
+                if any(facts["flat"] for facts in scale["subjects"].values())
+                else ""
+            )
             + (
                 "; dash-dot, hollow: the shape's variant"
                 if any(facts.get("variant") for facts in scale["subjects"].values())

@@ -163,9 +163,20 @@ def versions_line(results: dict[str, Any]) -> str:
 def print_report(results: dict[str, Any], console: Console) -> None:
     for line in summary_lines(results):
         console.print(line, highlight=False)
-    print_table(console, *figure_rows(results), title=heading(results))
+    print_table(
+        console,
+        *figure_rows(results),
+        title=heading(results),
+        caption="*: the arm was held back (by the load generator or PostgreSQL); its r/s is "
+        "not the app's capacity.",
+    )
     if results["comparisons"]:
-        print_table(console, *ratio_rows(results), title="Ratios, paired by round [95% CI]")
+        print_table(
+            console,
+            *ratio_rows(results),
+            title="Ratios, paired by round [95% CI]",
+            caption="*: the gain is read from app CPU per request, an arm being held back.",
+        )
     console.print(versions_line(results), highlight=False)
     print_flags(console, results["flags"])
 
