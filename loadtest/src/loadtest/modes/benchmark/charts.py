@@ -108,10 +108,15 @@ def ratio_figure(results: dict[str, Any]) -> Figure:
                 f"{REFERENCE_RATIOS[name]:.2f}x",
                 width=width,
                 color=REFERENCE_COLOUR,
-                label="reference v2/v1 (published)" if index == 0 else None,
+                label=(
+                    "published v2/v1 (FastAPI 0.98 + Pydantic 1\nagainst 0.100-beta + "
+                    "Pydantic 2, a CRUD\napp, ab -c 10, their machine)"
+                )
+                if index == 0
+                else None,
             )
     finish_ratio_axes(
-        ax, scenarios, "Paired ratios with their 95% CI, and the reference experiment's", fontsize=8
+        ax, scenarios, "Paired ratios with their 95% CI, and the published study's", fontsize=8
     )
     return figure
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from rich.console import Console
 
-from loadtest.modes.micro.results import PER_ARM_GROUPS, SHAPES_GROUP
+from loadtest.modes.micro.results import PER_ARM_GROUPS, SHAPES_GROUP, TITLES
 from loadtest.output.text import format_number, format_ratio, markdown_table, print_table
 
 CONTAINER_OPERATIONS = ("encode", "decode")
@@ -113,7 +113,9 @@ def baseline_label(group: str, summary: dict[str, Any]) -> str:
 
 
 def table_title(group: str, summary: dict[str, Any]) -> str:
-    return f"{summary['title']} — baseline: {baseline_label(group, summary)}"
+    # Today's words for the group (an older run's results.json keeps the words it was written with).
+    title = TITLES.get(group, summary["title"])
+    return f"{title} — baseline: {baseline_label(group, summary)}"
 
 
 def where_note(group: str, summary: dict[str, Any]) -> str:
@@ -195,8 +197,8 @@ REPORT_NOTES = {
         "str is encoded, as stdlib json's is; both write non-ASCII as is). orjson and msgspec "
         "render datetimes natively (msgspec writes UTC as `Z`), json and ujson cannot and call "
         "the Python `default` (ujson raises TypeError without one); *json, datetimes already "
-        "strings* is study 003's variant without `default`, so its distance to the baseline is "
-        "what calling back costs json."
+        "strings* is the json-vs-orjson study's variant without `default`, so its distance to "
+        "the baseline is what calling back costs json."
     ),
     "container": (
         "A dict of 2,000 records keyed by name (ints, floats, short strings, booleans, None, "

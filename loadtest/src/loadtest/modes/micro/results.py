@@ -19,7 +19,7 @@ TITLES = {
     "pydantic": "Pydantic paths, the ladder's 100 posts",
     "shapes": "Reported shapes: a union field dumped to JSON, parse_obj_as at every call",
     "encoders": "JSON encoders, the same 100 post dicts",
-    "container": "A container of 2,000 records (study 002)",
+    "container": "A container of 2,000 records (as in the App Engine pickle-vs-marshal study)",
 }
 
 

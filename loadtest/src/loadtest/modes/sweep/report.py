@@ -252,7 +252,7 @@ def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
         marker="x",
         color="#888888",
         linestyle="none",
-        label="jirispilka: TestClient, FastAPI 0.100 (their machine, their versions)",
+        label="jirispilka/fastapi-pydantic-v2-benchmark: TestClient, FastAPI 0.100 (their machine)",
     )
     ax.plot(
         *SEED_004,
@@ -260,7 +260,7 @@ def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
         markersize=9,
         color="#888888",
         linestyle="none",
-        label="seed 004: READ synthetic, 100 posts (their machine, their versions)",
+        label="the FastAPI 0.100-beta article: READ synthetic, 100 posts, ab -c 10 (their machine)",
     )
     ax.axhline(1.0, color=REFERENCE_COLOUR, linewidth=0.8)
     log_bytes_axis(ax)
