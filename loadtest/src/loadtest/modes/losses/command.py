@@ -18,6 +18,7 @@ SUMMARY = (
 class LossesSettings:
     run_dirs: tuple[Path, ...]
     markdown: bool = False
+    summary: bool = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,20 +41,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the tables as Markdown (as the README's) instead of for the terminal",
     )
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="the headline measures only, every comparison with v1 in one row (the README's table)",
+    )
 
 
 def settings_from(arguments: argparse.Namespace) -> LossesSettings:
     for run_dir in arguments.run_dirs:
         if not run_dir.is_dir():
             raise LabError(f"{run_dir} is not a directory")
-    return LossesSettings(tuple(arguments.run_dirs), arguments.markdown)
+    return LossesSettings(tuple(arguments.run_dirs), arguments.markdown, arguments.summary)
 
 
 def run(settings: LossesSettings, console: Console) -> None:
     from loadtest.modes.losses.runner import show_losses
 
     try:
-        show_losses(settings.run_dirs, settings.markdown, console)
+        show_losses(settings.run_dirs, settings.markdown, console, settings.summary)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as error:
         raise LabError(
             f"a results.json lacks or mangles a field the losses need "

@@ -1,5 +1,6 @@
 """Read the runs, find the figures where Pydantic 2 loses, print them worst first."""
 
+import math
 from pathlib import Path
 
 from rich.console import Console
@@ -13,7 +14,9 @@ from loadtest.output.text import markdown_table, print_table
 HEADER = ("shape", "figure", "measure", "v2 over v1, per run", "what each side took (first run)")
 
 
-def show_losses(run_dirs: tuple[Path, ...], markdown: bool, console: Console) -> Verdict:
+def show_losses(
+    run_dirs: tuple[Path, ...], markdown: bool, console: Console, summary: bool = False
+) -> Verdict:
     seen_by_run: dict[str, list[Seen]] = {}
     skipped = []
     for run_dir in run_dirs:
@@ -30,22 +33,29 @@ def show_losses(run_dirs: tuple[Path, ...], markdown: bool, console: Console) ->
         )
     found = verdict(seen_by_run)
     lines = summary_lines(found, skipped)
-    rows = [row(loss) for loss in found.replicated]
-    once = [row(loss) for loss in found.once]
+    header = SUMMARY_HEADER if summary else HEADER
+    rows = summary_rows(found.replicated) if summary else [row(loss) for loss in found.replicated]
+    once = summary_rows(found.once) if summary else [row(loss) for loss in found.once]
+    if summary:
+        lines.append(
+            "Summary: the headline measures only (start-up, memory after every route, the first "
+            "/openapi.json, time or CPU per request, and what did not finish), every comparison "
+            "of a Pydantic 2 arm with v1 in one row."
+        )
     if markdown:
         console.print("\n\n".join(lines), highlight=False, soft_wrap=True)
         if rows:
-            console.print("\n" + markdown_table(HEADER, rows), highlight=False, soft_wrap=True)
+            console.print("\n" + markdown_table(header, rows), highlight=False, soft_wrap=True)
         if once:
             console.print(f"\n{ONCE_TITLE}:\n", highlight=False, soft_wrap=True)
-            console.print(markdown_table(HEADER, once), highlight=False, soft_wrap=True)
+            console.print(markdown_table(header, once), highlight=False, soft_wrap=True)
         return found
     for line in lines:
         console.print(line, highlight=False)
     if rows:
-        print_table(console, HEADER, rows, title="Where Pydantic 2 costs more, worst first")
+        print_table(console, header, rows, title="Where Pydantic 2 costs more, worst first")
     if once:
-        print_table(console, HEADER, once, title=ONCE_TITLE)
+        print_table(console, header, once, title=ONCE_TITLE)
     return found
 
 
@@ -77,3 +87,43 @@ def row(loss: Loss) -> list[str]:
         per_run,
         first.detail,
     ]
+
+
+SUMMARY_HEADER = ("shape", "figure", "measure", "v2 over v1", "arms", "what each side took")
+# What a summary keeps: the figures a reader weighs first.
+HEADLINE_MEASURES = (
+    "every figure (the app did not start)",
+    "every route once, and /openapi.json",
+    "first /openapi.json",
+    "start-up to first /health",
+    "memory after every route once, RSS",
+    "time per request",
+    "app CPU per request",
+)
+
+
+def summary_rows(losses: list[Loss]) -> list[list[str]]:
+    """One row per shape, size and headline measure: every comparison with v1 (v2, v2-latest,
+    their variants) and every losing run in one range, worst first."""
+    groups: dict[tuple[str, str, str, str], list[Loss]] = {}
+    for loss in losses:
+        figure = loss.figure
+        if figure.measure in HEADLINE_MEASURES:
+            key = (figure.mode, figure.shape, figure.what, figure.measure)
+            groups.setdefault(key, []).append(loss)
+    ordered = sorted(groups.items(), key=lambda item: -min(loss.least_costlier for loss in item[1]))
+    rows = []
+    for (mode, shape, what, measure), group in ordered:
+        costs = [seen.times_costlier for loss in group for seen in loss.seen if seen.lost]
+        if math.inf in costs:
+            ratio = "did not finish"
+        elif min(costs) == max(costs):
+            ratio = f"{min(costs):.2f}x"
+        else:
+            ratio = f"{min(costs):.2f}x–{max(costs):.2f}x"
+        arms = sorted({loss.figure.comparison.split("/")[0] for loss in group})
+        # The plain v2/v1 comparison's figures where it lost, else the first comparison's.
+        shown = next((loss for loss in group if loss.figure.comparison == "v2/v1"), group[0])
+        first = next(seen for seen in shown.seen if seen.lost)
+        rows.append([f"{mode} {shape}", what, measure, ratio, ", ".join(arms), first.detail])
+    return rows
