@@ -92,12 +92,10 @@ def test_markdown_prints_the_readme_table(
     assert main(["losses", "--markdown", *map(str, runs)]) == 0
     out = capsys.readouterr().out
     assert "| shape | figure | measure |" in out
-    assert "| sweep request path | flat-1 (GET, 0.4 kB) | time per request, v2/v1 |" in out
+    assert "| sweep request path | flat-1 (GET, 397 B) | time per request, v2/v1 |" in out
     assert main(["losses", "--markdown", "--summary", *map(str, runs)]) == 0
     summary = capsys.readouterr().out
-    assert (
-        "| sweep request path | flat-1 (GET, 0.4 kB) | time per request | 2.00x | v2 |" in summary
-    )
+    assert "| sweep request path | flat-1 (GET, 397 B) | time per request | 2.00x | v2 |" in summary
 
 
 def test_runs_it_cannot_read_get_one_line(

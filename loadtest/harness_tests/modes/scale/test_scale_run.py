@@ -76,6 +76,10 @@ def test_a_real_run_of_a_shape_measures_its_variant_beside_it(tmp_path: Path) ->
     assert scale["apps"]["2"] == {"models": 102, "routes": 200, "routers": 10}
     assert set(scale["ratios"]) == {"v2/v1", "v2+tagged/v1+tagged", "v1+tagged/v1", "v2+tagged/v2"}
     assert "v2+tagged/v1+tagged at 2 union members: start-up to first /health" in result.stdout
+    # Verification says how long the timed rounds will take, before they start.
+    assert re.search(
+        r"2 union members verified in \d+ s: its timed round will take about", result.stdout
+    )
     assert "the union shape" in (only_run(tmp_path) / "report.md").read_text()
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from loadtest.lab.arms import BASELINE
 from loadtest.modes.scale.results import PHASES
-from loadtest.output.text import format_number, format_ratio
+from loadtest.output.text import bytes_label, format_number, format_ratio
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,10 @@ def cell_figures(run: str, results: dict[str, Any]) -> Iterator[Seen]:
             # A gain is v2's r/s over v1's (or v1's CPU per request over v2's); its inverse is
             # what v2 costs against v1, read the same way as scale's ratios.
             measure = "app CPU per request" if gain.get("by") == "cpu" else "time per request"
-            what = f"{cell['name']} ({cell['method']}, {cell['response_bytes'] / 1000:,.1f} kB)"
+            # The answer's bytes for a read, the body's for a write (as the sweep plots them).
+            read = cell.get("read", cell["shape"] in ("flat", "nested"))
+            size = cell["response_bytes"] if read else cell["request_bytes"]
+            what = f"{cell['name']} ({cell['method']}, {bytes_label(size)})"
             figure = Figure(results["kind"], "request path", what, measure, name)
             low, high = gain.get("ci95_low"), gain.get("ci95_high")
             if not gain.get("estimate") or not low or not high:

@@ -105,22 +105,23 @@ HEADLINE_MEASURES = (
 def summary_rows(losses: list[Loss]) -> list[list[str]]:
     """One row per shape, size and headline measure: every comparison with v1 (v2, v2-latest,
     their variants) and every losing run in one range, worst first."""
-    groups: dict[tuple[str, str, str, str], list[Loss]] = {}
+    # Comparisons that did not finish are a row apart from those that finished slower.
+    groups: dict[tuple[str, str, str, str, bool], list[Loss]] = {}
     for loss in losses:
         figure = loss.figure
         if figure.measure in HEADLINE_MEASURES:
-            key = (figure.mode, figure.shape, figure.what, figure.measure)
+            unfinished = math.isinf(loss.least_costlier)
+            key = (figure.mode, figure.shape, figure.what, figure.measure, unfinished)
             groups.setdefault(key, []).append(loss)
     ordered = sorted(groups.items(), key=lambda item: -min(loss.least_costlier for loss in item[1]))
     rows = []
-    for (mode, shape, what, measure), group in ordered:
+    for (mode, shape, what, measure, _), group in ordered:
         costs = [seen.times_costlier for loss in group for seen in loss.seen if seen.lost]
         if math.inf in costs:
             ratio = "did not finish"
-        elif min(costs) == max(costs):
-            ratio = f"{min(costs):.2f}x"
         else:
-            ratio = f"{min(costs):.2f}x–{max(costs):.2f}x"
+            low, high = f"{min(costs):.2f}x", f"{max(costs):.2f}x"
+            ratio = low if low == high else f"{low}–{high}"
         arms = sorted({loss.figure.comparison.split("/")[0] for loss in group})
         # The plain v2/v1 comparison's figures where it lost, else the first comparison's.
         shown = next((loss for loss in group if loss.figure.comparison == "v2/v1"), group[0])

@@ -252,13 +252,14 @@ class StoppedPhases:
         phases = self.stopped.setdefault(subject, {})
         if phase in phases:
             return False
-        phases[phase] = (size, f"not run: {reason} at {size}")
+        phases[phase] = (size, reason)
         return True
 
     def at(self, subject: str, size: int) -> dict[str, str]:
-        """phase -> why, for the phases a process of the subject at `size` leaves out."""
+        """phase -> why, for the phases a process of the subject at `size` leaves out: at the
+        size it stopped at, its own reason; at a larger one, "not run: <reason> at <size>"."""
         return {
-            phase: why
+            phase: why if stopped_at == size else f"not run: {why} at {stopped_at}"
             for phase, (stopped_at, why) in self.stopped.get(subject, {}).items()
             if stopped_at <= size
         }
@@ -321,6 +322,7 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
         unfinished: dict[tuple[str, int], str] = {}  # (subject, size) -> why no figures
         stopped_phases = StoppedPhases()
         for size in settings.sizes:
+            verifying = time.monotonic()
             for subject in subjects:
                 stopped = [done for (key, done) in unfinished if key == subject.key and done < size]
                 if stopped:
@@ -343,6 +345,14 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
                         console.print(
                             f"    {subject.key} at {size}, {phase}: {reason}", highlight=False
                         )
+            # A verifying process does what a timed one does, and checks the answers too: the
+            # size's timed rounds take about as long, once per round.
+            took = time.monotonic() - verifying
+            console.print(
+                f"    {size} {shape.size_label} verified in {took:.0f} s: its "
+                f"{plural(processes, 'timed round')} will take about {took * processes:.0f} s",
+                highlight=False,
+            )
         if len(unfinished) == len(subjects) * len(settings.sizes):
             raise LabError("no subject finished at any size: nothing to time")
         session.begin_measuring()
