@@ -15,12 +15,18 @@ matplotlib.use("Agg")  # no display: draw to files only
 import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.legend_handler import HandlerTuple  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 from loadtest.lab.arms import ARMS  # noqa: E402
 
 __all__ = ["Axes", "Figure", "plt"]
 OTHER_COLOUR = "#8172b3"  # an arm that is not (or no longer) in the registry
 REFERENCE_COLOUR = "#bbbbbb"
+# Text sizes: a legend reads as large as the axis labels (matplotlib's "medium", 10 pt).
+LEGEND_FONTSIZE = 10
+# How far past an interval's end a bar's value is written, in points: clear of the cap.
+VALUE_OFFSET_PT = 7
 
 
 def colour(arm: str) -> str:
@@ -64,7 +70,7 @@ def bar_with_value(
         ax.annotate(
             text,
             (end, position),
-            xytext=(5, 0),
+            xytext=(VALUE_OFFSET_PT, 0),
             textcoords="offset points",
             va="center",
             fontsize=fontsize,
@@ -75,7 +81,7 @@ def bar_with_value(
         ax.annotate(
             text,
             (position, end),
-            xytext=(0, 4),
+            xytext=(0, VALUE_OFFSET_PT),
             textcoords="offset points",
             ha="center",
             va="bottom",
@@ -83,6 +89,22 @@ def bar_with_value(
         )
 
 
-def legend_outside(ax: Axes, fontsize: int = 8) -> None:
+def legend_outside(ax: Axes, fontsize: int = LEGEND_FONTSIZE, **options: Any) -> None:
     """The legend to the right of the plotting area: it can cover no bar and no value."""
-    ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    ax.legend(
+        fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **options
+    )
+
+
+def shade_handles(arms: list[str], shades: list[tuple[str, float]]) -> dict[str, Any]:
+    """Legend entries for bars in each arm's colour, one shade per measure: each entry shows
+    its shade in every arm's colour, so the legend names every arm's bars (for ax.legend)."""
+    handles = [
+        tuple(Patch(facecolor=colour(arm), alpha=alpha, edgecolor="white") for arm in arms)
+        for _, alpha in shades
+    ]
+    return {
+        "handles": handles,
+        "labels": [label for label, _ in shades],
+        "handler_map": {tuple: HandlerTuple(ndivide=None, pad=0)},
+    }

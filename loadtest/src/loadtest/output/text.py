@@ -15,6 +15,14 @@ def format_number(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
+def bytes_label(value: float) -> str:
+    """`397 B`, `39.1 KB`, `1.2 MB`: three significant digits past a kilobyte."""
+    for unit, size in (("MB", 1e6), ("KB", 1e3)):
+        if value >= size:
+            return f"{value / size:,.3g} {unit}"
+    return f"{value:,.0f} B"
+
+
 def format_factor(value: float | None, digits: int = 2) -> str:
     """A bare factor: 2.00x."""
     return "–" if value is None else f"{value:.{digits}f}x"

@@ -5,6 +5,8 @@ and a value is written past the end of its error bar, never on it."""
 
 from typing import Any
 
+from matplotlib.patches import Patch
+
 from loadtest.analysis.stats import median_with_ci
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.benchmark.tables import comparisons
@@ -16,6 +18,7 @@ from loadtest.output.charts import (
     colour,
     legend_outside,
     plt,
+    shade_handles,
     to_svg,
 )
 
@@ -42,7 +45,7 @@ def scenario_axes(results: dict[str, Any], height: float = 3.0) -> tuple[Figure,
     return figure, list(axes[0])
 
 
-def finish_ratio_axes(ax: Axes, scenarios: list[str], title: str, fontsize: int) -> None:
+def finish_ratio_axes(ax: Axes, scenarios: list[str], title: str) -> None:
     """Scenarios along x, the line at 1 (no change) across, the legend outside."""
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
@@ -51,7 +54,7 @@ def finish_ratio_axes(ax: Axes, scenarios: list[str], title: str, fontsize: int)
     ax.set_axisbelow(True)
     ax.margins(y=0.12)
     ax.set_title(title)
-    legend_outside(ax, fontsize=fontsize)
+    legend_outside(ax)
 
 
 def rps_figure(results: dict[str, Any]) -> Figure:
@@ -115,10 +118,13 @@ def ratio_figure(results: dict[str, Any]) -> Figure:
                 if index == 0
                 else None,
             )
-    finish_ratio_axes(
-        ax, scenarios, "Paired ratios with their 95% CI, and the published study's", fontsize=8
-    )
+    finish_ratio_axes(ax, scenarios, "Paired ratios with their 95% CI, and the published study's")
     return figure
+
+
+def shade(position: int) -> float:
+    """An arm's colour for its first measure, lighter for the later ones."""
+    return 1.0 - 0.25 * position
 
 
 def grouped_bars(
@@ -126,7 +132,6 @@ def grouped_bars(
     arms: list[str],
     groups: tuple[str, ...],
     value: Any,
-    labels: tuple[str, ...] | None = None,
 ) -> None:
     """One group of bars per arm, one bar per group entry (lighter for later entries)."""
     width = 0.8 / len(groups)
@@ -140,9 +145,8 @@ def grouped_bars(
                 height,
                 width,
                 color=colour(arm),
-                alpha=1.0 - 0.25 * position,
+                alpha=shade(position),
                 edgecolor="white",
-                label=(labels or groups)[position] if index == 0 else None,
             )
     ax.set_xticks(range(len(arms)), arms)
 
@@ -155,9 +159,10 @@ def latency_figure(results: dict[str, Any]) -> Figure:
         def percentile(arm: str, key: str, name: str = name) -> float | None:
             return results["apps"][arm]["scenarios"][name][key]
 
-        grouped_bars(ax, arms, PERCENTILES, percentile, labels=("p50", "p95", "p99"))
+        grouped_bars(ax, arms, PERCENTILES, percentile)
         ax.set_ylabel("ms")
-    legend_outside(axes[-1])
+    shades = [(label, shade(position)) for position, label in enumerate(("p50", "p95", "p99"))]
+    legend_outside(axes[-1], **shade_handles(arms, shades))
     figure.suptitle("Latency percentiles over every counted request")
     return figure
 
@@ -173,20 +178,17 @@ def cpu_figure(results: dict[str, Any]) -> Figure:
             app, db = figures["app_cpu_ms_per_request"], figures["db_cpu_ms_per_request"]
             if app is None:
                 continue
-            ax.bar(index, app, color=colour(arm), label="app" if index == 0 else None)
+            ax.bar(index, app, color=colour(arm))
             if db:
                 with_database = True
-                ax.bar(
-                    index,
-                    db,
-                    bottom=app,
-                    color=REFERENCE_COLOUR,
-                    label="PostgreSQL" if index == 0 else None,
-                )
+                ax.bar(index, db, bottom=app, color=REFERENCE_COLOUR)
         ax.set_xticks(range(len(arms)), arms)
         ax.set_ylabel("CPU ms per request")
     if with_database:
-        legend_outside(axes[-1])
+        legend = shade_handles(arms, [("app", 1.0)])
+        legend["handles"].append(Patch(facecolor=REFERENCE_COLOUR))
+        legend["labels"].append("PostgreSQL")
+        legend_outside(axes[-1], **legend)
     figure.suptitle("CPU per request: the app, and PostgreSQL on top (median over windows)")
     return figure
 
@@ -246,10 +248,7 @@ def startup_figure(results: dict[str, Any]) -> Figure | None:
     figure, ax = plt.subplots(figsize=(8.0, 0.7 * len(arms) + 1.4), layout="constrained")
     for index, arm in enumerate(arms):
         startup = results["apps"][arm]["startup"]
-        for key, offset, alpha, label in (
-            ("to_health_s", -0.18, 1.0, "to first /health"),
-            ("import_s", 0.18, 0.5, "import of the app"),
-        ):
+        for key, offset, alpha in (("to_health_s", -0.18, 1.0), ("import_s", 0.18, 0.5)):
             value = startup[key]
             bar_with_value(
                 ax,
@@ -261,7 +260,6 @@ def startup_figure(results: dict[str, Any]) -> Figure | None:
                 width=0.34,
                 color=colour(arm),
                 alpha=alpha,
-                label=label if index == 0 else None,
                 horizontal=True,
             )
     ax.set_yticks(range(len(arms)), arms)
@@ -269,7 +267,8 @@ def startup_figure(results: dict[str, Any]) -> Figure | None:
     ax.margins(x=0.2)
     ax.set_xlabel("seconds: median (min–max) over fresh starts")
     ax.set_title("Start-up")
-    legend_outside(ax)
+    shades = [("to first /health", 1.0), ("import of the app", 0.5)]
+    legend_outside(ax, **shade_handles(arms, shades))
     return figure
 
 
@@ -305,11 +304,12 @@ def run_comparison_figure(runs: list[tuple[str, dict[str, Any]]]) -> Figure:
                 width=width,
                 color=colour(comparison.arm),
                 alpha=1.0 if run_index == 0 else 0.55,
+                hatch=None if comparison.over_baseline else "//",
                 edgecolor="white",
                 label=f"{label}, {name_of_run}" if index == 0 else None,
                 fontsize=7,
             )
-    finish_ratio_axes(ax, scenarios, "Two runs: paired ratios with their 95% CI", fontsize=7)
+    finish_ratio_axes(ax, scenarios, "Two runs: paired ratios with their 95% CI")
     return figure
 
 

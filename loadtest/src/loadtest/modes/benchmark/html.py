@@ -154,10 +154,25 @@ def comparison_page(runs: list[tuple[str, dict[str, Any]]]) -> str:
         figure(
             charts.run_comparison_chart(runs),
             "Each run's paired ratios with their 95% CI (lighter: "
-            "the second run). Intervals describe each run; between runs the machine itself may "
-            "have changed, so compare runs from the same machine type.",
+            "the second run; hatched: a comparison not over v1). Intervals describe each run; "
+            "between runs the machine itself may have changed, so compare runs from the same "
+            "machine type.",
         )
     }
 {html_table(header, rows)}
+{
+        "".join(
+            f"<h2>Flags of {escape(name)}</h2>"
+            + (
+                '<ul class="flags">'
+                + "".join(f"<li>{escape(flag)}</li>" for flag in results["flags"])
+                + "</ul>"
+                if results["flags"]
+                else "<p>none</p>"
+            )
+            for name, results in runs
+        )
+    }
+<p class="note">⚠ in the table: that ratio is flagged in its run (its flags above).</p>
 """
     return page(f"{runs[0][0]} vs {runs[1][0]} — two benchmark runs", body)

@@ -52,7 +52,13 @@ def compare(run_dirs: tuple[Path, ...], results_dir: Path, console: Console) -> 
                 f"runs only (./test.sh report {run_dir} rebuilds its report)"
             )
     header, rows = comparison_rows(runs)
-    print_table(console, header, rows, title=f"{runs[0][0]} vs {runs[1][0]}")
+    print_table(
+        console,
+        header,
+        rows,
+        title=f"{runs[0][0]} vs {runs[1][0]}",
+        caption="⚠: the ratio is flagged in its run (./test.sh report RUN_DIR lists the flags).",
+    )
     results_dir.mkdir(parents=True, exist_ok=True)
     path = results_dir / f"compare-{runs[0][0]}-vs-{runs[1][0]}.html"
     path.write_text(comparison_page(runs))

@@ -252,8 +252,10 @@ def draw_growth(ax: Axes, scale: dict[str, Any], metric: str, legend: bool = Tru
             color=colour(arm),
             linestyle="--" if deferred else ":" if flat else "-." if variant else "-",
             marker="s" if deferred else "^" if flat else "D" if variant else "o",
-            markerfacecolor="white" if variant else None,
-            markersize=4,
+            # Hollow for what differs from the arm's own app (defer_build, a shape's variant):
+            # told apart from the arm's solid line at a glance, not by its dash alone.
+            markerfacecolor="white" if variant or deferred else None,
+            markersize=5,
             capsize=3,
         )
     # Log on both axes: growth in proportion to M is a slope of one, and the smallest app's
@@ -300,7 +302,7 @@ def html(results: dict[str, Any]) -> str:
             f"{scale['metrics'][metric]['label']}: median of the fresh processes, whiskers "
             "min–max"
             + (
-                "; dashed: defer_build=True"
+                "; dashed, hollow squares: defer_build=True"
                 if any(facts["defer_build"] for facts in scale["subjects"].values())
                 else ""
             )

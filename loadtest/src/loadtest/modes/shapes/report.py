@@ -7,10 +7,19 @@ from typing import Any
 
 from rich.console import Console
 
-from loadtest.output.charts import REFERENCE_COLOUR, Axes, Figure, colour, plt, to_svg
+from loadtest.output.charts import (
+    LEGEND_FONTSIZE,
+    REFERENCE_COLOUR,
+    Axes,
+    Figure,
+    colour,
+    plt,
+    to_svg,
+)
 from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import (
+    bytes_label,
     format_number,
     format_ratio,
     markdown_table,
@@ -27,13 +36,6 @@ NOTE = (
     "neighbour (discriminated over plain; a reused adapter over parse_obj_as) is paired by "
     "round too. Bytes: the first arm's answer (reads) or the body sent."
 )
-
-
-def bytes_label(value: float) -> str:
-    for unit, size in (("MB", 1e6), ("KB", 1e3)):
-        if value >= size:
-            return f"{value / size:,.3g} {unit}"
-    return f"{value:,.0f} B"
 
 
 def cell_bytes(cell: dict[str, Any]) -> int:
@@ -206,7 +208,7 @@ def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
     ax.invert_yaxis()
     ax.set_xlabel("gain over the reference (x), 95% CI; left of the line: slower")
     ax.grid(axis="x", color=REFERENCE_COLOUR, linewidth=0.4)
-    ax.legend(fontsize=9, loc="lower right")
+    ax.legend(fontsize=LEGEND_FONTSIZE, loc="lower right")
 
 
 def gain_figure(results: dict[str, Any]) -> Figure:

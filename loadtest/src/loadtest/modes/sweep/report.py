@@ -8,10 +8,19 @@ from typing import Any
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, ScalarFormatter
 from rich.console import Console
 
-from loadtest.output.charts import REFERENCE_COLOUR, Axes, Figure, colour, plt, to_svg
+from loadtest.output.charts import (
+    REFERENCE_COLOUR,
+    Axes,
+    Figure,
+    colour,
+    legend_outside,
+    plt,
+    to_svg,
+)
 from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import (
+    bytes_label,
     format_number,
     format_ratio,
     markdown_table,
@@ -28,12 +37,8 @@ NOTE = (
     "ratio where the load generator (or PostgreSQL) held an arm back (marked *). Bytes: the "
     "first arm's answer (v1 by default; reads) or the body sent (writes)."
 )
-SHAPE_STYLE = {  # linestyle, marker
-    "flat": ("-", "o"),
-    "nested": ("--", "s"),
-    "bulk": (":", "^"),
-    "validate": ("-.", "D"),
-}
+SHAPE_MARKERS = {"flat": "o", "nested": "s", "bulk": "^", "validate": "D"}
+BODY_SHAPES = ("bulk", "validate")  # their bytes are the body's, not the answer's
 # Published points, drawn as references: their machines, their versions.
 JIRISPILKA = (  # response bytes, low, high: FastAPI 0.100, in-process TestClient, one run
     (1_000, 1.0, 1.0),
@@ -42,13 +47,6 @@ JIRISPILKA = (  # response bytes, low, high: FastAPI 0.100, in-process TestClien
     (1_000_000, 10.0, 21.0),
 )
 SEED_004 = (20_000, 6.97)  # READ synthetic: 100 short posts (about 20 KB), ab -c 10, 2023
-
-
-def bytes_label(value: float) -> str:
-    for unit, size in (("MB", 1e6), ("KB", 1e3)):
-        if value >= size:
-            return f"{value / size:,.3g} {unit}"
-    return f"{value:,.0f} B"
 
 
 def cell_bytes(cell: dict[str, Any]) -> int:
@@ -198,124 +196,138 @@ def log_bytes_axis(ax: Axes) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
-    """Each comparison over the baseline, per shape: the gain against the bytes, its 95%
-    interval as a band; hollow markers where it is read from CPU; published points in grey."""
+def draw_gains(ax: Axes, results: dict[str, Any], shape: str) -> None:
+    """One shape: each comparison over the baseline, the gain against the bytes with its 95%
+    interval; hollow markers where it is read from CPU; in the flat panel, the published points
+    in grey."""
     # Over the baseline (v1) where it ran; else whatever comparisons the run made.
     over_baseline = [name for name in results["comparisons"] if name.endswith("/v1")]
+    cells = [cell for cell in results["cells"] if cell["shape"] == shape]
+    marker = SHAPE_MARKERS.get(shape, "o")
     for name in over_baseline or results["comparisons"]:
         arm = name.split("/")[0]
-        for shape in results["shapes"]:
-            cells = [cell for cell in results["cells"] if cell["shape"] == shape]
-            points = [
-                (cell_bytes(cell), cell["gains"][name])
-                for cell in cells
-                if cell["gains"][name]["estimate"] is not None
-            ]
-            if not points:
-                continue
-            xs = [x for x, _ in points]
-            linestyle, marker = SHAPE_STYLE.get(shape, ("-", "o"))
-            ax.plot(
-                xs,
-                [gain["estimate"] for _, gain in points],
-                linestyle=linestyle,
-                color=colour(arm),
-                label=f"{name} {shape}",
-                linewidth=1.2,
-            )
-            for x, gain in points:
-                hollow = gain["by"] == "cpu"
+        points = [
+            (cell_bytes(cell), cell["gains"][name])
+            for cell in cells
+            if cell["gains"][name]["estimate"] is not None
+        ]
+        if not points:
+            continue
+        estimates = [gain["estimate"] for _, gain in points]
+        below = [
+            estimate - (gain["ci95_low"] or estimate)
+            for (_, gain), estimate in zip(points, estimates, strict=True)
+        ]
+        above = [
+            (gain["ci95_high"] or estimate) - estimate
+            for (_, gain), estimate in zip(points, estimates, strict=True)
+        ]
+        ax.errorbar(
+            [x for x, _ in points],
+            estimates,
+            yerr=[below, above],
+            color=colour(arm),
+            marker=marker,
+            markersize=6,
+            linewidth=1.4,
+            capsize=3,
+            label=name,
+        )
+        for (x, gain), estimate in zip(points, estimates, strict=True):
+            if gain["by"] == "cpu":  # hollow: read from app CPU
                 ax.plot(
                     x,
-                    gain["estimate"],
+                    estimate,
                     marker=marker,
-                    markersize=5,
+                    markersize=6,
                     color=colour(arm),
-                    markerfacecolor="white" if hollow else colour(arm),
+                    markerfacecolor="white",
                 )
-            if all(gain["ci95_low"] is not None for _, gain in points):
-                ax.fill_between(
-                    xs,
-                    [gain["ci95_low"] for _, gain in points],
-                    [gain["ci95_high"] for _, gain in points],
-                    color=colour(arm),
-                    alpha=0.1,
-                    linewidth=0,
-                )
-    for x, low, high in JIRISPILKA:
-        ax.plot([x, x], [low, high], color=REFERENCE_COLOUR, linewidth=3)
-        ax.plot(x, (low + high) / 2, marker="x", color="#888888")
-    ax.plot(
-        [],
-        [],
-        marker="x",
-        color="#888888",
-        linestyle="none",
-        label="jirispilka/fastapi-pydantic-v2-benchmark: TestClient, FastAPI 0.100 (their machine)",
-    )
-    ax.plot(
-        *SEED_004,
-        marker="*",
-        markersize=9,
-        color="#888888",
-        linestyle="none",
-        label="the FastAPI 0.100-beta article: READ synthetic, 100 posts, ab -c 10 (their machine)",
-    )
+    if shape == "flat":
+        for x, low, high in JIRISPILKA:
+            ax.plot([x, x], [low, high], color=REFERENCE_COLOUR, linewidth=3)
+            ax.plot(x, (low + high) / 2, marker="x", color="#888888")
+        ax.plot(
+            [],
+            [],
+            marker="x",
+            color="#888888",
+            linestyle="none",
+            label="jirispilka/fastapi-pydantic-v2-benchmark:\nTestClient, FastAPI 0.100 "
+            "(their machine)",
+        )
+        ax.plot(
+            *SEED_004,
+            marker="*",
+            markersize=10,
+            color="#888888",
+            linestyle="none",
+            label="the FastAPI 0.100-beta article: READ\nsynthetic, 100 posts, ab -c 10 "
+            "(their machine)",
+        )
     ax.axhline(1.0, color=REFERENCE_COLOUR, linewidth=0.8)
     log_bytes_axis(ax)
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 1.5, 2.0, 3.0, 5.0)))
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("bytes of the answer (reads) or of the body (writes)")
-    ax.set_ylabel("gain (x), 95% CI band")
+    ax.set_title(shape)
+    ax.set_xlabel("bytes of the body" if shape in BODY_SHAPES else "bytes of the answer")
     ax.grid(color=REFERENCE_COLOUR, linewidth=0.4)
-    legend_below(ax)
 
 
-def draw_cpu_per_post(ax: Axes, results: dict[str, Any]) -> None:
-    """App CPU per post against the number of posts, one line per arm and shape."""
+def draw_cpu_per_post(ax: Axes, results: dict[str, Any], shape: str) -> None:
+    """One shape: app CPU per post against the number of posts, one line per arm."""
+    cells = [cell for cell in results["cells"] if cell["shape"] == shape]
     for app in results["settings"]["apps"]:
-        for shape in results["shapes"]:
-            cells = [cell for cell in results["cells"] if cell["shape"] == shape]
-            points = [
-                (cell["size"], cell["arms"][app]["app_cpu_us_per_post"])
-                for cell in cells
-                if cell["arms"][app]["app_cpu_us_per_post"]
-            ]
-            if not points:
-                continue
-            linestyle, marker = SHAPE_STYLE.get(shape, ("-", "o"))
-            ax.plot(
-                [size for size, _ in points],
-                [value for _, value in points],
-                linestyle=linestyle,
-                marker=marker,
-                markersize=4,
-                color=colour(app),
-                label=f"{app} {shape}",
-            )
+        points = [
+            (cell["size"], cell["arms"][app]["app_cpu_us_per_post"])
+            for cell in cells
+            if cell["arms"][app]["app_cpu_us_per_post"]
+        ]
+        if not points:
+            continue
+        ax.plot(
+            [size for size, _ in points],
+            [value for _, value in points],
+            marker=SHAPE_MARKERS.get(shape, "o"),
+            markersize=5,
+            color=colour(app),
+            label=app,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("posts in the answer or the body")
-    ax.set_ylabel("app CPU per post, µs")
+    ax.set_xlabel("posts")
     ax.grid(color=REFERENCE_COLOUR, linewidth=0.4)
-    legend_below(ax)
-
-
-def legend_below(ax: Axes) -> None:
-    """Under the plotting area: it covers no line, band or published point."""
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=2)
 
 
 def gain_figure(results: dict[str, Any]) -> Figure:
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 6.5))
-    draw_gains(left, results)
-    draw_cpu_per_post(right, results)
-    fig.tight_layout()
+    """Small multiples: a column per shape, the gain over v1 on top (against bytes), app CPU
+    per post below (against posts); one legend per row, to the right."""
+    shapes = list(results["shapes"])
+    fig, axes = plt.subplots(
+        2,
+        len(shapes),
+        figsize=(3.3 * len(shapes) + 3.6, 6.8),
+        squeeze=False,
+        sharey="row",
+        layout="constrained",
+    )
+    for column, shape in enumerate(shapes):
+        draw_gains(axes[0][column], results, shape)
+        draw_cpu_per_post(axes[1][column], results, shape)
+    axes[0][0].set_ylabel("gain over v1 (x), 95% CI")
+    axes[1][0].set_ylabel("app CPU per post, µs")
+    for row in axes:
+        handles: dict[str, Any] = {}
+        for ax in row:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                handles.setdefault(label, handle)
+        labels = sorted(handles, key=lambda label: label not in results["comparisons"])
+        if labels:  # the comparisons first, then the published points
+            legend_outside(row[-1], handles=[handles[label] for label in labels], labels=labels)
     return fig
 
 
@@ -324,10 +336,11 @@ def html(results: dict[str, Any]) -> str:
     body += f'<p class="note">{escape(versions_line(results))}</p>'
     body += figure(
         to_svg(gain_figure(results)),
-        "Left: the gain over v1 (or the run's comparisons, without v1) against the bytes of "
-        "the answer (reads) or the body (writes); bands: 95% CI; hollow markers: read from app "
-        "CPU (an arm was not saturated: the load generator or PostgreSQL held it back). Grey: "
-        "published points, their machines and versions. Right: app CPU per post.",
+        "A column per shape. Top: the gain over v1 (or the run's comparisons, without v1) "
+        "against the bytes of the answer (reads) or the body (writes), with its 95% CI; hollow "
+        "markers: read from app CPU (an arm was not saturated: the load generator or "
+        "PostgreSQL held it back); grey, in the flat panel: published points, their machines "
+        "and versions. Bottom: app CPU per post against the posts.",
     )
     body += "<h2>Figures</h2>" + html_table(*figure_rows(results))
     if results["comparisons"]:

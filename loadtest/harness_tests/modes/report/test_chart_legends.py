@@ -1,0 +1,124 @@
+"""Every legend of every chart, drawn by Chromium, shows each arm it names in that arm's own
+colour (not one arm's shades for all), in text at least as large as the axis labels."""
+
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from matplotlib.figure import Figure
+
+from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
+from loadtest.modes.benchmark import charts as benchmark_charts
+from loadtest.modes.registry import KINDS
+from loadtest.modes.scale.report import growth_figure
+from loadtest.modes.sweep.report import gain_figure
+from loadtest.output.charts import plt
+from loadtest.output.results_file import read_results
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
+BLOCK_PX = 420  # each legend gets a block of the page this tall
+
+
+def fixture(kind: str) -> dict[str, Any]:
+    return read_results(FIXTURES / kind, KINDS)
+
+
+def every_arm(results: dict[str, Any]) -> set[str]:
+    return set(results["apps"])
+
+
+# (name, figure, the arms it must show): a ratio over v1 shows its own arm, not v1's.
+CHARTS: list[tuple[str, Callable[[], Figure], set[str]]] = [
+    (
+        "benchmark ratios",
+        lambda: benchmark_charts.ratio_figure(fixture("benchmark")),
+        {"v2", "v2-latest"},
+    ),
+    (
+        "benchmark latency",
+        lambda: benchmark_charts.latency_figure(fixture("benchmark")),
+        every_arm(fixture("benchmark")),
+    ),
+    (
+        "benchmark CPU",
+        lambda: benchmark_charts.cpu_figure(fixture("benchmark")),
+        every_arm(fixture("benchmark")),
+    ),
+    (
+        "benchmark start-up",
+        lambda: benchmark_charts.startup_figure(fixture("benchmark")),
+        every_arm(fixture("benchmark")),
+    ),
+    (
+        "benchmark memory",
+        lambda: benchmark_charts.memory_figure(fixture("benchmark")),
+        every_arm(fixture("benchmark")),
+    ),
+    (
+        "compare",
+        lambda: benchmark_charts.run_comparison_figure(
+            [("first", fixture("benchmark")), ("second", fixture("benchmark"))]
+        ),
+        {"v2", "v2-latest"},
+    ),
+    ("sweep gains", lambda: sweep_legend(0), {"v2", "v2-latest"}),
+    ("sweep CPU per post", lambda: sweep_legend(1), {"v1", "v2", "v2-latest"}),
+    (
+        "scale",
+        lambda: growth_figure(fixture("scale")["scale"], "to_health_s"),
+        {"v1", "v2", "v2-latest"},
+    ),
+]
+
+
+def sweep_legend(row: int) -> Figure:
+    """The sweep's small multiples keep one legend a row: only that row's."""
+    figure = gain_figure(fixture("sweep"))
+    columns = len(figure.axes) // 2  # two rows of panels, a column per shape
+    for ax in figure.axes:
+        legend = ax.get_legend()
+        if legend is not None and ax not in figure.axes[row * columns : (row + 1) * columns]:
+            legend.remove()
+    return figure
+
+
+def legend_svgs(figure: Figure) -> list[str]:
+    """Each legend of the figure cut out of it, as SVG."""
+    figure.canvas.draw()
+    found = []
+    for ax in figure.axes:
+        legend = ax.get_legend()
+        if legend is None:
+            continue
+        axis_label = ax.yaxis.label.get_fontsize()
+        for text in legend.get_texts():
+            assert text.get_fontsize() >= axis_label, text.get_text()
+        box = legend.get_window_extent().transformed(figure.dpi_scale_trans.inverted())
+        buffer = StringIO()
+        figure.savefig(buffer, format="svg", bbox_inches=box.padded(0.05))
+        text = buffer.getvalue()
+        found.append(text[text.index("<svg") :])
+    plt.close(figure)
+    return found
+
+
+@needs_chromium
+@pytest.mark.parametrize(("name", "draw", "arms"), CHARTS, ids=[name for name, _, _ in CHARTS])
+def test_every_legend_shows_every_arm_in_its_colour(
+    name: str, draw: Callable[[], Figure], arms: set[str], tmp_path: Path
+) -> None:
+    figure = draw()
+    legends = legend_svgs(figure)
+    assert legends, f"{name}: no legend"
+    blocks = "".join(
+        f'<div style="height:{BLOCK_PX}px;overflow:hidden">{svg}</div>' for svg in legends
+    )
+    page = tmp_path / "legends.html"
+    page.write_text(f'<!DOCTYPE html><html><body style="margin:0">{blocks}</body></html>')
+    pixels = screenshot_pixels(page, tmp_path, height=BLOCK_PX * len(legends))
+    for number in range(len(legends)):
+        block = pixels[number * BLOCK_PX : (number + 1) * BLOCK_PX]
+        counts = {arm: pixels_of_arm(block, arm) for arm in sorted(arms)}
+        assert all(count > 0 for count in counts.values()), (name, number, counts)
