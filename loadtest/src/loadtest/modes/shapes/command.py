@@ -21,7 +21,7 @@ from loadtest.modes.shapes.settings import QUICK, QUICK_PAIRS, ShapesSettings
 SUMMARY = (
     "the model shapes users reported trouble with, on the request path: unions of 2 and 20 "
     "members (plain and discriminated), recursive trees, parse_obj_as against a reused "
-    "TypeAdapter, every arm in paired windows (~9 min; --quick ~3)"
+    "TypeAdapter, every arm in paired windows (~6 min; --quick ~3)"
 )
 
 
@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "with after moving to Pydantic 2, verify that every arm answers every cell alike (the "
         "union's members chosen alike), then time every cell with the paired protocol. Cells: "
         + "; ".join(f"{kind}: {what}" for kind, what in KINDS.items())
-        + f". About 9 minutes with the defaults ({defaults.pairs} rounds), 3 with --quick. "
+        + f". About 6 minutes with the defaults ({defaults.pairs} rounds), 3 with --quick. "
         "Results go to results/<UTC timestamp>-shapes/."
     )
     parser.add_argument(
