@@ -121,6 +121,18 @@ def ports_from(arguments: argparse.Namespace, apps: tuple[str, ...]) -> dict[str
     return ports
 
 
+def add_run_dirs(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """RUN_DIR...: the modes that read runs (report, losses)."""
+    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help=help_text)
+
+
+def run_dirs_from(arguments: argparse.Namespace) -> tuple[Path, ...]:
+    for run_dir in arguments.run_dirs:
+        if not run_dir.is_dir():
+            raise LabError(f"{run_dir} is not a directory")
+    return tuple(arguments.run_dirs)
+
+
 def add_results_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--results-dir",

@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.console import Console
 
 from loadtest.lab.errors import LabError
+from loadtest.modes.options import add_run_dirs, run_dirs_from
 
 SUMMARY = (
     "RUN_DIR...: where Pydantic 2 costs more, read from scale, shapes and sweep runs: the "
@@ -29,13 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "did. A figure is listed only when two runs or more show the loss; those seen once "
         "are counted apart. Give two runs of each mode you want examined. Takes seconds."
     )
-    parser.add_argument(
-        "run_dirs",
-        nargs="+",
-        type=Path,
-        metavar="RUN_DIR",
-        help="run folders, e.g. results/*-scale results/*-shapes",
-    )
+    add_run_dirs(parser, "run folders, e.g. results/*-scale results/*-shapes")
     parser.add_argument(
         "--markdown",
         action="store_true",
@@ -49,10 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from(arguments: argparse.Namespace) -> LossesSettings:
-    for run_dir in arguments.run_dirs:
-        if not run_dir.is_dir():
-            raise LabError(f"{run_dir} is not a directory")
-    return LossesSettings(tuple(arguments.run_dirs), arguments.markdown, arguments.summary)
+    return LossesSettings(run_dirs_from(arguments), arguments.markdown, arguments.summary)
 
 
 def run(settings: LossesSettings, console: Console) -> None:

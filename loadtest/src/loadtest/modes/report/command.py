@@ -8,7 +8,7 @@ from rich.console import Console
 
 from loadtest.lab.errors import LabError
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
-from loadtest.modes.options import add_results_dir
+from loadtest.modes.options import add_results_dir, add_run_dirs, run_dirs_from
 
 SUMMARY = (
     "RUN_DIR [RUN_DIR]: rebuild a run's report.md (and report.html) from its results.json, or "
@@ -29,13 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "start-up and memory side by side, in the terminal and in "
         "results/compare-A-vs-B.html. Takes seconds."
     )
-    parser.add_argument(
-        "run_dirs",
-        nargs="+",
-        type=Path,
-        metavar="RUN_DIR",
-        help="a run folder (e.g. results/latest), or two to compare",
-    )
+    add_run_dirs(parser, "a run folder (e.g. results/latest), or two to compare")
     add_results_dir(parser)
 
 
@@ -45,10 +39,7 @@ def settings_from(arguments: argparse.Namespace) -> ReportSettings:
             "report takes one run directory (rebuild its reports) or two (compare them), e.g. "
             "./test.sh report results/latest"
         )
-    for run_dir in arguments.run_dirs:
-        if not run_dir.is_dir():
-            raise LabError(f"{run_dir} is not a directory")
-    return ReportSettings(tuple(arguments.run_dirs), arguments.results_dir.resolve())
+    return ReportSettings(run_dirs_from(arguments), arguments.results_dir.resolve())
 
 
 def run(settings: ReportSettings, console: Console) -> Path:
