@@ -14,7 +14,7 @@ The lab's test suite, as CI runs it (.ci/run):
   3. tests/: commons and every arm (API contract, validation, limits, durability,
      schemathesis, /docs in Chromium), against a real PostgreSQL;
   4. loadtest/harness_tests/: the benchmark harness, with a few short real runs.
-About 8 minutes on a 2-CPU machine, chromium installed (as CI does). Tests that need
+About 10 minutes on a 2-CPU machine, chromium installed (as CI does). Tests that need
 Debian's chromium or wrk are skipped where those are missing (.ci/run installs them); the
 slowest tests are listed at the end.
 
