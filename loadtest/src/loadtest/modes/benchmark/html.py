@@ -24,8 +24,9 @@ def ratio_figure(ratio_svg: str | None) -> str:
     return figure(
         ratio_svg,
         "Each ratio is an arm's r/s over another arm's in the same round (hatched: not over the "
-        "baseline), the median of the paired ratios with its exact 95% CI; grey: the reference "
-        "experiment's published v2/v1 ratios (it also changed FastAPI, on its own machine).",
+        "baseline), the median of the paired ratios with its exact 95% CI; grey: the v2/v1 "
+        "ratios the FastAPI 0.100-beta article published (FastAPI 0.98 + Pydantic 1 against "
+        "0.100-beta + Pydantic 2, a CRUD app, ab -c 10, on its own machine).",
     )
 
 
