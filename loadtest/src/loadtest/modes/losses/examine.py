@@ -73,7 +73,7 @@ def scale_figures(run: str, results: dict[str, Any]) -> Iterator[Seen]:
                     lost = low is not None and low > 1
                     yield Seen(figure, run, lost, ratio["estimate"], format_ratio(ratio), detail)
             if stopped is not None:
-                first = PHASES[stopped][0]
+                first = SHOWN_OF_PHASE[stopped]
                 facts = scale["metrics"][first]
                 measure = UNFINISHED_MEASURES[stopped]
                 figure = Figure("scale", shape, f"{size} {label}", measure, name)
@@ -84,6 +84,8 @@ def scale_figures(run: str, results: dict[str, Any]) -> Iterator[Seen]:
                 yield Seen(figure, run, finished, math.inf, "did not finish", detail)
 
 
+# What a phase that did not finish shows of the reference that did: its headline figure.
+SHOWN_OF_PHASE = {"start": "to_health_s", "routes": "routes_s", "openapi": "openapi_s"}
 # Per phase, its metrics and those of the phases after it (which it leaves out).
 PHASES_FROM = {
     phase: [metric for later in list(PHASES)[index:] for metric in PHASES[later]]
