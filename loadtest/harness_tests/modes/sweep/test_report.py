@@ -13,12 +13,14 @@ from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
 from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
+from loadtest.modes.registry import KINDS
 from loadtest.modes.sweep.cells import Cell, CellProbe, cell_request, cell_slot
-from loadtest.modes.sweep.report import print_report, summary_lines, write_reports
+from loadtest.modes.sweep.report import gain_figure, print_report, summary_lines, write_reports
 from loadtest.modes.sweep.results import build_sweep_results
 from loadtest.modes.sweep.settings import SweepSettings
 from loadtest.modes.sweep.timetable import build_sweep_schedule, cell_timing
-from loadtest.output.results_file import as_document, run_header
+from loadtest.output.charts import plt
+from loadtest.output.results_file import as_document, read_results, run_header
 
 APPS = ("v1", "v2", "v2-latest")
 # Per shape and size: each arm's app CPU per request (ms); r/s at saturation is its inverse.
@@ -30,6 +32,7 @@ COST_MS = {
     ("validate", 1000): (20.0, 9.0, 9.0),
 }
 ROUNDS = 6
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "runs"  # runs of earlier versions
 
 
 def sweep_results() -> dict:
@@ -145,3 +148,16 @@ def test_report_html_renders_its_charts_in_chromium_offline(tmp_path: Path) -> N
     # The gain lines (v2, v2-latest) and the CPU lines (every arm) are drawn.
     for arm in APPS:
         assert pixels_of_arm(pixels, arm) > 300, arm
+
+
+def test_a_gain_read_from_cpu_is_drawn_hollow_over_its_error_bar() -> None:
+    """The fixture run's bulk-1000: v2-latest was held back, so its gain over v1 is read from
+    app CPU and its marker is hollow, drawn over the error bar's own filled marker."""
+    results = read_results(FIXTURES / "sweep", KINDS)
+    figure = gain_figure(results)
+    bulk = next(ax for ax in figure.axes if ax.get_title() == "bulk")
+    hollow = [line for line in bulk.get_lines() if line.get_markerfacecolor() == "white"]
+    assert len(hollow) == 1
+    filled = [line for line in bulk.get_lines() if line not in hollow and line.get_marker()]
+    assert hollow[0].get_zorder() > max(line.get_zorder() for line in filled)
+    plt.close(figure)

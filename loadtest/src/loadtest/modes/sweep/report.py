@@ -242,6 +242,7 @@ def draw_gains(ax: Axes, results: dict[str, Any], shape: str) -> None:
                     markersize=6,
                     color=colour(arm),
                     markerfacecolor="white",
+                    zorder=3,  # over the error bar's own, filled marker
                 )
     if shape == "flat":
         for x, low, high in JIRISPILKA:
