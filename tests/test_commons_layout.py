@@ -48,6 +48,18 @@ def test_no_served_module_imports_a_probe() -> None:
         assert not probes, f"{path.relative_to(REPOSITORY_ROOT)} imports {probes}"
 
 
+def exported(environment: str, *options: str) -> set[str]:
+    """The packages `uv export` names for the environment's lock, with those options."""
+    text = subprocess.run(
+        ["uv", "export", "--frozen", "--no-hashes", "--project", environment, *options],
+        cwd=REPOSITORY_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return {line.split("==")[0].lower() for line in text.splitlines() if "==" in line}
+
+
 def probe_libraries() -> set[str]:
     project = tomllib.loads((REPOSITORY_ROOT / "commons" / "pyproject.toml").read_text())
     requirements = project["project"]["optional-dependencies"]["probes"]
@@ -57,17 +69,19 @@ def probe_libraries() -> set[str]:
 @pytest.mark.skipif(shutil.which("uv") is None, reason="needs uv (./scripts/run_tests.sh has it)")
 @pytest.mark.parametrize("environment", sorted({arm.environment for arm in ARMS.values()}))
 def test_app_images_carry_no_library_only_the_probes_use(environment: str) -> None:
-    def exported(*options: str) -> set[str]:
-        text = subprocess.run(
-            ["uv", "export", "--frozen", "--no-hashes", "--project", environment, *options],
-            cwd=REPOSITORY_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-        return {line.split("==")[0].lower() for line in text.splitlines() if "==" in line}
-
     assert probe_libraries() == {"ujson", "msgspec"}
     # What docker/Dockerfile installs (uv sync --no-dev), and what ./test.sh syncs for the probes.
-    assert not exported("--no-dev") & probe_libraries()
-    assert probe_libraries() <= exported("--no-dev", "--group", "probes")
+    assert not exported(environment, "--no-dev") & probe_libraries()
+    assert probe_libraries() <= exported(environment, "--no-dev", "--group", "probes")
+
+
+@pytest.mark.skipif(shutil.which("uv") is None, reason="needs uv (./scripts/run_tests.sh has it)")
+@pytest.mark.parametrize("environment", sorted({arm.environment for arm in ARMS.values()}))
+def test_gunicorn_is_in_each_arm_for_the_workers_mode_and_never_in_its_image(
+    environment: str,
+) -> None:
+    """gunicorn and its uvicorn worker import the app (`./test.sh workers`), so each arm has
+    them, in its `workers` group: ./test.sh syncs it, the app image (no groups) leaves it out."""
+    servers = {"gunicorn", "uvicorn-worker"}
+    assert servers <= exported(environment, "--no-dev", "--group", "workers")
+    assert not exported(environment, "--no-dev") & servers

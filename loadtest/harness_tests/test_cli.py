@@ -157,6 +157,8 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         "micro": "do not pin the micro-benchmark processes to one CPU",
         "profile": "do not pin the profiled app and PostgreSQL to separate CPUs",
         "scale": "do not pin the timed app processes to the apps' half of the CPUs",
+        "workers": "do not pin the servers to the apps' half of the CPUs and the runner, which "
+        "calls them, to the other",
     }
 
 

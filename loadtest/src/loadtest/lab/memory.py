@@ -63,3 +63,51 @@ class PeakMemorySampler:
                 self.peak_uss_mib = max(self.peak_uss_mib or 0.0, reading.uss_mib)
             self.samples += 1
             self._stop.wait(self.interval_s)
+
+
+@dataclass(frozen=True)
+class ProcessMemory:
+    """One process's pages, from /proc/PID/smaps_rollup (KiB). PSS: each page divided by the
+    number of processes that map it, so the PSS of a process tree adds up to the memory the
+    tree really holds; RSS counts a shared page in every process that maps it. USS: the pages
+    no other process maps (private clean and dirty)."""
+
+    pid: int
+    rss_kib: int
+    pss_kib: int
+    pss_anon_kib: int | None  # None on kernels before 5.x that do not split PSS
+    pss_file_kib: int | None
+    uss_kib: int
+
+
+def read_process_memory(pid: int) -> ProcessMemory:
+    """Raises FileNotFoundError / ProcessLookupError when the process is gone."""
+    fields: dict[str, int] = {}
+    with open(f"/proc/{pid}/smaps_rollup") as rollup:
+        for line in rollup:
+            name, _, rest = line.partition(":")
+            value = rest.split()
+            if len(value) == 2 and value[1] == "kB":
+                fields[name] = int(value[0])
+    if "Pss" not in fields:
+        raise ProcessLookupError(f"/proc/{pid}/smaps_rollup holds no Pss (the process is gone)")
+    return ProcessMemory(
+        pid,
+        fields["Rss"],
+        fields["Pss"],
+        fields.get("Pss_Anon"),
+        fields.get("Pss_File"),
+        fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0),
+    )
+
+
+def read_tree_pss(pid: int) -> list[ProcessMemory]:
+    """Every process of the tree rooted at `pid` (root first) that is still there."""
+    root = psutil.Process(pid)
+    readings = []
+    for process in (root, *root.children(recursive=True)):
+        try:
+            readings.append(read_process_memory(process.pid))
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return readings

@@ -43,8 +43,10 @@ def start_process(
     cpus: tuple[int, ...] | None = None,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
+    cgroup_procs: Path | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start `command` in a new session (Ctrl-C reaches only the runner, which then cleans up)."""
+    """Start `command` in a new session (Ctrl-C reaches only the runner, which then cleans up),
+    inside the cgroup whose `cgroup.procs` is `cgroup_procs`, if given (lab/cgroup.py)."""
     executable = command[0]
     if not Path(executable).exists():
         raise LabError(f"{executable} is missing; run ./test.sh (it syncs the environments)")
@@ -52,6 +54,8 @@ def start_process(
     def pin_to_cpus() -> None:
         if cpus:
             os.sched_setaffinity(0, cpus)
+        if cgroup_procs is not None:
+            cgroup_procs.write_text(str(os.getpid()))
 
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log_file:

@@ -164,3 +164,15 @@ def pydantic_heading(versions: dict[str, Any]) -> str:
     v1 API` (its pydantic.v1 is 1.10's source, pure Python)."""
     shimmed = versions.get("pydantic_v1") not in (None, versions["pydantic"])
     return f"Pydantic {versions['pydantic']}" + (", v1 API" if shimmed else "")
+
+
+def versions_sentence(versions: dict[str, dict[str, Any]]) -> str:
+    """`v1: Pydantic 1.10.27, FastAPI 0.125.0; v2: Pydantic 2.14.3 (pydantic-core 2.50.4),
+    FastAPI 0.125.0.`: per arm, what its /health reported ("" for none)."""
+    parts = [
+        f"{arm}: Pydantic {found.get('pydantic', '?')}"
+        + (f" (pydantic-core {found['pydantic_core']})" if found.get("pydantic_core") else "")
+        + f", FastAPI {found.get('fastapi', '?')}"
+        for arm, found in versions.items()
+    ]
+    return "; ".join(parts) + "." if parts else ""

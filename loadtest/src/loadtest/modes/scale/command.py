@@ -135,22 +135,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_results_dir(parser)
 
 
-def checked_sizes(shape_name: str, sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """The sizes the shape can build, or one line naming the first it cannot."""
+def checked_sizes(
+    shape_name: str, sizes: tuple[int, ...], option: str = "--sizes"
+) -> tuple[int, ...]:
+    """The sizes the shape can build, or one line naming the first it cannot (and the option
+    that named it)."""
     shape = SHAPES[shape_name]
     for size in sizes:
         if size > shape.max_size:
             raise LabError(
-                f"--sizes {size}: the {shape_name} shape takes at most {shape.max_size} "
+                f"{option} {size}: the {shape_name} shape takes at most {shape.max_size} "
                 f"{shape.size_label}"
             )
         if size % shape.size_step:
             raise LabError(
-                f"--sizes {size}: the {shape_name} shape's {shape.size_label} come in "
+                f"{option} {size}: the {shape_name} shape's {shape.size_label} come in "
                 f"multiples of {shape.size_step}"
             )
         if shape_name == "union" and size < 2:
-            raise LabError("--sizes 1: a union has at least 2 members")
+            raise LabError(f"{option} 1: a union has at least 2 members")
     return sizes
 
 

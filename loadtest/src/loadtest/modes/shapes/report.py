@@ -25,6 +25,7 @@ from loadtest.output.text import (
     markdown_table,
     print_flags,
     print_table,
+    versions_sentence,
 )
 
 TITLE = "Shapes on the request path"
@@ -133,13 +134,7 @@ def heading(results: dict[str, Any]) -> str:
 
 
 def versions_line(results: dict[str, Any]) -> str:
-    parts = [
-        f"{app}: Pydantic {found.get('pydantic', '?')}"
-        + (f" (pydantic-core {found['pydantic_core']})" if found.get("pydantic_core") else "")
-        + f", FastAPI {found.get('fastapi', '?')}"
-        for app, found in results["versions"].items()
-    ]
-    return "; ".join(parts) + "."
+    return versions_sentence(results["versions"])
 
 
 def print_report(results: dict[str, Any], console: Console) -> None:

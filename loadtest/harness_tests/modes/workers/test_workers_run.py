@@ -1,0 +1,199 @@
+"""`./test.sh workers` run for real with the shortest timetable that takes every step (one arm,
+a 2-model app, 1 and 2 workers under uvicorn and gunicorn --preload with gc.freeze, one round,
+the limit check with one second of load): results.json, the proof that every worker served
+every route, the reports, the rebuild; one-line errors; nothing left running after success,
+failure or Ctrl-C."""
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from harness_tests.runner import (
+    REPOSITORY_ROOT,
+    lab_processes,
+    leftover_processes,
+    only_run,
+    port_options,
+    run_runner,
+    runner_command,
+    runner_environment,
+)
+from loadtest.lab.cgroup import memory_controller
+from loadtest.modes.workers.results import METRICS
+
+SHORTEST = [
+    "workers",
+    "--apps",
+    "v2",
+    "--models",
+    "2",
+    "--workers",
+    "1,2",
+    "--servers",
+    "uvicorn,gunicorn-preload-freeze",
+    "--rounds",
+    "1",
+    "--limits",
+    "160,192",
+    "--check-limit",
+    "160",
+    "--load",
+    "1",
+]
+
+
+def lab_cgroups() -> list[Path]:
+    found = memory_controller()
+    return sorted(found[0].glob("lab-workers-*")) if found else []
+
+
+def test_a_real_workers_run_proves_every_worker_served_every_route(tmp_path: Path) -> None:
+    before = lab_processes()
+    result = run_runner(*SHORTEST, *port_options(), "--results-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert leftover_processes(before) == {}
+    assert lab_cgroups() == []
+    run_dir = only_run(tmp_path)
+    assert run_dir.name.endswith("-workers")
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["kind"] == "workers"
+    workers = results["workers"]
+    assert len(workers["raw"]) == 4  # 2 servers × 2 worker counts × 1 round
+    for sample in workers["raw"]:
+        assert "unfinished" not in sample, sample
+        pids = sample["worker_pids"]
+        assert len(pids) == sample["workers"] == len(set(pids))
+        # Every worker answered every route: the PIDs the answers named, per route.
+        assert sample["routes"] == 4  # 2 models, a GET and a POST each
+        assert sample["routes_answered_by"] == {str(pid): 4 for pid in pids}
+        assert sample["warm_requests"] >= 4 * len(pids)
+        assert sample["pss_collected_mib"] > 0 and sample["rss_sum_collected_mib"] > 0
+        assert sample["versions"]["pydantic"].startswith("2.")
+    two = workers["figures"]["2 models"]["v2 uvicorn ×2"]
+    assert set(METRICS) <= set(two) and two["pss_idle_mib"]["samples"] == 1
+    # uvicorn's two workers and its supervisor: the tree holds more than either worker.
+    assert two["pss_idle_mib"]["median"] > two["worker_uss_collected_mib"]["median"]
+    fit = workers["fits"]["2 models"]["v2 gunicorn-preload-freeze"]
+    assert fit["per_worker_mib"] > 0 and fit["workers_in"]["160"] >= 1
+    [check] = workers["limit_checks"]
+    assert (check["server"], check["limit_mib"]) == ("gunicorn-preload-freeze", 160)
+    if check["outcome"].startswith("not run"):  # no cgroup can be made here: it says why
+        assert memory_controller() is None or "cgroup" in check["outcome"]
+    else:
+        assert check["outcome"] in ("stayed up", "did not stay up")
+        assert check["workers"] == fit["workers_in"]["160"]
+        assert check["answered"] > 0
+    assert "2 models: the most workers that fit: in 160 MiB, v2" in result.stdout
+    assert (run_dir / "workers.svg").read_text().count("<svg") == 1
+    assert "PSS collected" in (run_dir / "report.md").read_text()
+
+    (run_dir / "report.md").unlink()
+    rebuilt = run_runner("report", str(run_dir), "--results-dir", str(tmp_path))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "workers that fit" in (run_dir / "report.md").read_text()
+
+
+def test_a_run_where_nothing_finishes_fails_in_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    before = lab_processes()
+    result = run_runner(
+        "workers",
+        "--apps",
+        "v2",
+        "--models",
+        "2000",
+        "--workers",
+        "2",
+        "--servers",
+        "uvicorn",
+        "--rounds",
+        "1",
+        "--no-limit-check",
+        "--bound",
+        "5",
+        *port_options(),
+        "--results-dir",
+        str(tmp_path),
+    )
+    assert result.returncode == 1
+    assert "v2 uvicorn ×2: over 5 s" in result.stdout
+    assert result.stderr.strip().endswith("no subject finished in any round: nothing to report")
+    assert leftover_processes(before) == {}
+
+
+def test_ctrl_c_mid_run_stops_every_worker(tmp_path: Path) -> None:
+    before = lab_processes()
+    runner = subprocess.Popen(
+        runner_command(
+            "workers",
+            "--apps",
+            "v2",
+            "--models",
+            "2",
+            "--workers",
+            "2",
+            "--servers",
+            "gunicorn-preload",
+            "--rounds",
+            "500",
+            "--no-limit-check",
+            *port_options(),
+            "--results-dir",
+            str(tmp_path),
+        ),
+        cwd=REPOSITORY_ROOT,
+        env=runner_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(
+        "commons.probes.workers:app" in " ".join(child.cmdline())
+        for child in psutil.Process(runner.pid).children(recursive=True)
+    ):
+        assert runner.poll() is None, runner.communicate()[1]
+        time.sleep(0.05)
+    runner.send_signal(signal.SIGINT)
+    _, stderr = runner.communicate(timeout=60)
+    assert runner.returncode == 130
+    assert "Traceback" not in stderr
+    assert leftover_processes(before) == {}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--workers", "0"], "0 workers: choose 1 to 32"),
+        (["--workers", "2,two"], "'two' is not a whole number"),
+        (["--workers", "2,2"], "names a number twice"),
+        (["--servers", "gunicorn,nginx"], "nginx"),
+        (["--limits", "10"], "10 MiB: choose 64 to"),
+        (["--rounds", "0"], "--rounds"),
+        (["--check-limit", "512", "--no-limit-check"], "not allowed with argument"),
+        (["--load", "0"], "between 1 and 600 seconds"),
+    ],
+)
+def test_workers_option_errors_are_one_line(arguments: list[str], message: str) -> None:
+    result = run_runner("workers", *arguments)
+    assert result.returncode == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--workers", "2"], "the limit check needs a fit, from two or more worker counts"),
+        (["--only-lab-app", "--models", "10"], "--only-lab-app serves no generated app"),
+        (["--check-limit", "512,1024"], "--check-limit takes one limit"),
+        (["--models", "3000"], "--models 3000: the service shape takes at most 2000 models"),
+    ],
+)
+def test_settings_that_cannot_run_are_one_line(arguments: list[str], message: str) -> None:
+    result = run_runner("workers", *arguments)
+    assert result.returncode == 1
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

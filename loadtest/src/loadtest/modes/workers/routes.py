@@ -1,0 +1,214 @@
+"""The requests that make every worker serve every route once, proven by the PID each answer
+names (commons/probes/workers.py): the listening socket is shared, and the kernel hands a new
+connection to whichever worker accepts first, so the routes are called, concurrently and each on
+a new connection, until every worker has answered each."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from loadtest.lab.errors import LabError
+from loadtest.modes.scale.runner import exception_line, normalised
+
+PID_HEADER = "x-lab-worker-pid"  # commons/probes/workers.py
+ONE_CONNECTION = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+
+
+class Unfinished(Exception):
+    """A tree that gave no figures: over the bound, failed (the app's own error) or a worker
+    restarted. A result, not a crash of the run."""
+
+
+@dataclass(frozen=True)
+class WarmRoute:
+    """A request every worker must serve once, and what it must answer."""
+
+    method: str
+    path: str
+    body: Any = None
+    expected: Any = None  # the JSON (normalised), where it is known
+    status: int = 200
+
+
+class RouteCaller:
+    """Requests from a pool of threads, each with its own client and a new connection per
+    request, so the kernel hands each to whichever worker accepts first: concurrent requests
+    keep the busy workers from taking them all."""
+
+    def __init__(self, base_url: str, threads: int, timeout_s: float) -> None:
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.local = threading.local()
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="lab-workers")
+        self.clients: list[httpx.Client] = []
+        self.lock = threading.Lock()
+
+    def client(self) -> httpx.Client:
+        if not hasattr(self.local, "client"):
+            self.local.client = httpx.Client(
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                limits=httpx.Limits(max_keepalive_connections=0),
+            )
+            with self.lock:
+                self.clients.append(self.local.client)
+        return self.local.client
+
+    def call(self, route: WarmRoute) -> httpx.Response:
+        return self.client().request(route.method, route.path, json=route.body)
+
+    def __enter__(self) -> "RouteCaller":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        for client in self.clients:
+            client.close()
+
+
+def answer_of(route: WarmRoute, response: httpx.Response, what: str) -> int:
+    """The PID of the worker that answered, once the answer is checked."""
+    if response.status_code != route.status:
+        raise LabError(
+            f"{what}: {route.method} {route.path} answered {response.status_code}, not "
+            f"{route.status}"
+        )
+    if route.expected is not None and normalised(response.json()) != route.expected:
+        raise LabError(f"{what}: {route.method} {route.path} answered other JSON than its model")
+    return int(response.headers[PID_HEADER])
+
+
+def every_route_in_every_worker(
+    base_url: str,
+    log_path: Path,
+    routes: tuple[WarmRoute, ...],
+    pids: set[int],
+    bound_s: float,
+    what: str,
+) -> tuple[int, dict[int, int]]:
+    """Call the routes until each has been answered by every worker in `pids`; returns the
+    requests it took and, per worker, how many of the routes it answered (all of them).
+    Unfinished when the bound passes first, or a worker not in `pids` answers (one
+    restarted).
+
+    First a kept-alive connection to each worker: connections are opened (and held, so the
+    workers holding one go back to accepting) until every worker holds one; then each worker's
+    missing routes go down its own connection, a thread per worker: routes × workers requests
+    in all. What that leaves (a connection the server closed between two requests, a worker no
+    connection reached) goes on fresh connections until every worker has answered it."""
+    seen: list[set[int]] = [set() for _ in routes]
+    deadline = time.monotonic() + bound_s
+    counter = {"sent": 0}
+    lock = threading.Lock()
+
+    def record(number: int, response: httpx.Response) -> int:
+        pid = answer_of(routes[number], response, what)
+        if pid not in pids:
+            raise Unfinished(f"failed: worker {pid} answered, not one of the first ready")
+        with lock:
+            seen[number].add(pid)
+            counter["sent"] += 1
+        return pid
+
+    def on_own_connection(pid: int, client: httpx.Client) -> None:
+        for number, route in enumerate(routes):
+            if pid not in seen[number] and time.monotonic() < deadline:
+                record(number, client.request(route.method, route.path, json=route.body))
+
+    try:
+        with ExitStack() as held_open:
+            held: dict[int, httpx.Client] = {}
+            for attempt in range(8 * len(pids) + 16):
+                if len(held) == len(pids) or time.monotonic() > deadline:
+                    break
+                client = held_open.enter_context(
+                    httpx.Client(base_url=base_url, timeout=bound_s, limits=ONE_CONNECTION)
+                )
+                number = attempt % len(routes)
+                route = routes[number]
+                held.setdefault(
+                    record(number, client.request(route.method, route.path, json=route.body)),
+                    client,
+                )
+            with ThreadPoolExecutor(max_workers=len(held)) as pool:
+                list(pool.map(on_own_connection, held, held.values()))
+        with RouteCaller(base_url, threads=len(pids) + 1, timeout_s=bound_s) as caller:
+            while True:
+                jobs = [
+                    number
+                    for number, served_by in enumerate(seen)
+                    for _ in range(len(pids - served_by))
+                ]
+                if not jobs:
+                    answered = {pid: sum(pid in by for by in seen) for pid in sorted(pids)}
+                    return counter["sent"], answered
+                if time.monotonic() > deadline:
+                    left = sum(1 for served_by in seen if served_by != pids)
+                    raise Unfinished(
+                        f"over {bound_s:g} s (after {counter['sent']} requests, {left} routes "
+                        "not yet served by every worker)"
+                    )
+                for number, response in caller.pool.map(
+                    lambda n: (n, caller.call(routes[n])), jobs
+                ):
+                    record(number, response)
+    except httpx.TimeoutException:
+        raise Unfinished(f"over {bound_s:g} s (a request)") from None
+    except httpx.TransportError as error:  # a worker died under a request
+        raise Unfinished(f"failed: {exception_line(log_path) or error}") from None
+
+
+def collect_in_every_worker(
+    base_url: str, log_path: Path, pids: set[int], bound_s: float, what: str
+) -> int:
+    """A full garbage collection in every worker (the wrapper's own route); the requests it
+    took."""
+    return every_route_in_every_worker(base_url, log_path, (COLLECT,), pids, bound_s, what)[0]
+
+
+def load_routes(
+    base_url: str, routes: tuple[WarmRoute, ...], threads: int, seconds: float
+) -> dict[str, Any]:
+    """Every route in turn from `threads` concurrent clients for `seconds`: how many requests
+    were answered as they should be, how many not, and the first that was not."""
+    answered = failed = 0
+    first_failure: str | None = None
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+
+    def keep_calling(offset: int, caller: RouteCaller) -> None:
+        nonlocal answered, failed, first_failure
+        number = offset
+        while time.monotonic() < stop_at:
+            route = routes[number % len(routes)]
+            number += 1
+            try:
+                response = caller.call(route)
+                problem = (
+                    None
+                    if response.status_code == route.status
+                    else f"{route.method} {route.path} answered {response.status_code}"
+                )
+            except httpx.HTTPError as error:
+                problem = f"{route.method} {route.path}: {type(error).__name__}"
+            with lock:
+                if problem is None:
+                    answered += 1
+                else:
+                    failed += 1
+                    first_failure = first_failure or problem
+
+    with RouteCaller(base_url, threads=threads, timeout_s=max(seconds, 5.0)) as caller:
+        futures = [caller.pool.submit(keep_calling, offset, caller) for offset in range(threads)]
+        for future in futures:
+            future.result()
+    return {"answered": answered, "failed": failed, "first_failure": first_failure}
+
+
+COLLECT = WarmRoute("GET", "/lab-workers/collect")
