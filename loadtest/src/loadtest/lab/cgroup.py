@@ -6,6 +6,7 @@ a container's limit does. Needs root (or a delegated cgroup); where it cannot be
 reason is one line."""
 
 import os
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,8 +46,17 @@ class MemoryCgroup:
         return int(peak.read_text()) / MIB if peak.exists() else None
 
     def remove(self) -> None:
-        """Once its processes are gone (a cgroup with a process in it cannot go)."""
+        """Kill whatever is still in it, then remove it; one line if it cannot go."""
         for _ in range(100):
+            try:
+                left = [int(pid) for pid in self.procs_file.read_text().split()]
+            except FileNotFoundError:
+                return
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             try:
                 self.path.rmdir()
                 return
@@ -54,6 +64,7 @@ class MemoryCgroup:
                 return
             except OSError:
                 time.sleep(0.05)
+        raise LabError(f"cannot remove the cgroup {self.path}: processes are still in it")
 
 
 def memory_controller() -> tuple[Path, int] | None:

@@ -59,20 +59,26 @@ def start_process(
 
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log_file:
-        return subprocess.Popen(
-            list(command),
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            # Popen's default, said out loud: ./test.sh's run lock (its file descriptor 9,
-            # scripts/one_run_at_a_time.sh) must end with the runner, not live on in an app or
-            # a locust that outlived a killed run and keep the machine locked.
-            close_fds=True,
-            preexec_fn=pin_to_cpus,
-            env=env,
-            cwd=cwd,
-        )
+        try:
+            return subprocess.Popen(
+                list(command),
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                # Popen's default, said out loud: ./test.sh's run lock (its file descriptor 9,
+                # scripts/one_run_at_a_time.sh) must end with the runner, not live on in an app
+                # or a locust that outlived a killed run and keep the machine locked.
+                close_fds=True,
+                preexec_fn=pin_to_cpus,
+                env=env,
+                cwd=cwd,
+            )
+        except subprocess.SubprocessError as error:  # pin_to_cpus failed in the child
+            raise LabError(
+                f"cannot start {Path(executable).name} on CPUs {cpus} in cgroup "
+                f"{cgroup_procs}: {error}"
+            ) from None
 
 
 def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:

@@ -88,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=number_list("workers", 1, MAX_WORKERS),
         metavar="N[,N...]",
         help=f"worker counts, comma-separated, 1-{MAX_WORKERS} (default "
-        f"{','.join(map(str, DEFAULT_WORKERS))}; the fit needs two or more)",
+        f"{','.join(map(str, DEFAULT_WORKERS))}; the fit needs two of 2 or more)",
     )
     parser.add_argument(
         "--servers",
@@ -187,10 +187,10 @@ def settings_from(arguments: argparse.Namespace) -> WorkersSettings:
         if len(arguments.check_limit) > 1:
             raise LabError("--check-limit takes one limit")
         check_limit = arguments.check_limit[0]
-    if check_limit is not None and len(workers) < 2:
+    if check_limit is not None and len([n for n in workers if n >= 2]) < 2:
         raise LabError(
-            f"--workers {workers[0]}: the limit check needs a fit, from two or more worker "
-            "counts (or add --no-limit-check)"
+            f"--workers {','.join(map(str, workers))}: the limit check needs a fit, from two "
+            "worker counts of 2 or more (or add --no-limit-check)"
         )
     return WorkersSettings(
         apps=arguments.apps,

@@ -7,7 +7,7 @@ The memory is the tree's after every route and a full collection in every worker
 preloaded app's workers reach once their collectors have run (commons/probes/workers.py).
 `uvicorn --workers 1` serves from the supervisor's own process (it spawns no worker), so a line
 through N = 1 and larger N would join two layouts: the line goes through the counts of 2 and
-more wherever two of them were measured."""
+more only, and needs two of them."""
 
 from math import floor
 from statistics import median
@@ -31,61 +31,82 @@ def line_through(points: dict[int, float]) -> tuple[float, float] | None:
 
 
 def workers_in(limit_mib: float, intercept: float, slope: float) -> int:
+    """The most workers whose tree the line keeps within the limit (0 if not even one)."""
     if slope <= 0:
         raise ValueError(f"memory falls as workers are added (slope {slope:.2f} MiB)")
     return max(floor((limit_mib - intercept) / slope), 0)
 
 
+def fit_of(
+    arm: str, server: str, rounds: dict[int, list[dict[str, Any]]], limits: tuple[int, ...]
+) -> dict[str, Any]:
+    """One arm and server: `rounds` maps each worker count to its samples (every round). The
+    line goes through the counts of 2 and more whose every tree finished; `why` says why there
+    is none."""
+    points = {
+        workers: median(sample[FIT_METRIC] for sample in samples)
+        for workers, samples in rounds.items()
+        if samples and all(sample.get(FIT_METRIC) is not None for sample in samples)
+    }
+    several = {workers: value for workers, value in points.items() if workers >= 2}
+    fit: dict[str, Any] = {
+        "arm": arm,
+        "server": server,
+        "points": {str(workers): value for workers, value in points.items()},
+        "intercept_mib": None,
+        "per_worker_mib": None,
+        "workers_in": {str(limit): None for limit in limits},
+        "why": None,
+    }
+    unfinished = sorted(workers for workers in rounds if workers not in points)
+    line = line_through(several)
+    if unfinished:
+        fit["why"] = f"no fit: a tree of {unfinished[0]} workers did not finish every round"
+    elif line is None:
+        fit["why"] = "no fit: it needs two worker counts of 2 or more"
+    elif line[1] <= 0:
+        fit["why"] = f"no fit: memory falls as workers are added ({line[1]:.1f} MiB a worker)"
+    else:
+        fit["intercept_mib"], fit["per_worker_mib"] = line
+        fit["workers_in"] = {str(limit): workers_in(limit, *line) for limit in limits}
+    return fit
+
+
 def fits_of(
     settings: WorkersSettings, subjects: list[Subject], samples: list[dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
-    """target -> "arm server" -> the measured points, the line, and per limit the workers that
-    fit (None where the line cannot be drawn: one worker count, or a tree unfinished)."""
+    """target -> "arm server" -> fit_of."""
     fits: dict[str, dict[str, Any]] = {}
     for target in settings.targets:
-        by_choice: dict[str, Any] = {}
-        for arm in settings.apps:
-            for server in settings.servers:
-                points = {}
-                for workers in settings.workers:
-                    values = [
-                        sample[FIT_METRIC]
+        fits[target.name] = {
+            f"{arm} {server}": fit_of(
+                arm,
+                server,
+                {
+                    workers: [
+                        sample
                         for sample in samples
                         if sample["target"] == target.name
                         and sample["subject"] == Subject(arm, server, workers).key
-                        and sample.get(FIT_METRIC) is not None
                     ]
-                    if values:
-                        points[workers] = median(values)
-                several = {n: value for n, value in points.items() if n >= 2}
-                line = (
-                    line_through(several if len(several) >= 2 else points)
-                    if len(points) == len(settings.workers)
-                    else None
-                )
-                fit: dict[str, Any] = {
-                    "arm": arm,
-                    "server": server,
-                    "points": {str(n): value for n, value in points.items()},
-                    "intercept_mib": None,
-                    "per_worker_mib": None,
-                    "workers_in": {str(limit): None for limit in settings.limits_mib},
-                }
-                if line is not None and line[1] > 0:
-                    fit["intercept_mib"], fit["per_worker_mib"] = line
-                    fit["workers_in"] = {
-                        str(limit): workers_in(limit, *line) for limit in settings.limits_mib
-                    }
-                by_choice[f"{arm} {server}"] = fit
-        fits[target.name] = by_choice
+                    for workers in settings.workers
+                },
+                settings.limits_mib,
+            )
+            for arm in settings.apps
+            for server in settings.servers
+        }
     return fits
 
 
 def best_choice(fits: dict[str, Any], arm: str, limit_mib: int) -> tuple[str, int] | None:
-    """The arm's server that fits the most workers in the limit (the first listed on a tie)."""
+    """The arm's server that fits the most workers in the limit, by its line (the first listed
+    on a tie); None when no server of the arm has a line."""
     best: tuple[str, int] | None = None
     for fit in fits.values():
-        fitted = fit["workers_in"].get(str(limit_mib))
-        if fit["arm"] == arm and fitted is not None and (best is None or fitted > best[1]):
+        if fit["arm"] != arm or fit["per_worker_mib"] is None:
+            continue
+        fitted = workers_in(limit_mib, fit["intercept_mib"], fit["per_worker_mib"])
+        if best is None or fitted > best[1]:
             best = (fit["server"], fitted)
     return best

@@ -1,8 +1,9 @@
 """The fit's check (fit.py): the largest N it predicts for an arm in a memory limit, under the
 server that fits the most, started inside a cgroup of that limit (lab/cgroup.py: what a
-container's limit is, charging page cache and socket buffers too), every route run in every
-worker, then loaded for a few seconds. It stays up when no worker was killed or restarted and
-every request was answered as it should be."""
+container's limit is, charging page cache, page tables and socket buffers too), every route and a
+full collection run in every worker, then loaded for a few seconds. It stays up when no worker
+was killed or restarted and every request was answered with the status it should have; where
+it does not, one worker fewer is tried, twice at most."""
 
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from loadtest.lab.cgroup import create_memory_cgroup
 from loadtest.lab.errors import LabError
 from loadtest.modes.workers.apps import AppUnderTest
 from loadtest.modes.workers.fit import best_choice
+from loadtest.modes.workers.report import attempt_line
 from loadtest.modes.workers.routes import (
     Unfinished,
     collect_in_every_worker,
@@ -22,6 +24,8 @@ from loadtest.modes.workers.routes import (
 )
 from loadtest.modes.workers.settings import MAX_WORKERS, Target, WorkersSettings
 from loadtest.modes.workers.tree import Subject, memory_figures, served, wait_until_ready
+
+STEPS_DOWN = 2  # tries below the prediction when it does not stay up
 
 
 def check_limit(
@@ -34,39 +38,81 @@ def check_limit(
     run_dir: Path,
     console: Console,
 ) -> dict[str, Any]:
+    """The prediction for the arm, under the server that fits the most, tried under the limit;
+    where it does not stay up, one worker fewer, up to STEPS_DOWN times: `held` is the most that
+    stayed up (None if none did)."""
     limit = settings.check_limit_mib
     assert limit is not None
     result: dict[str, Any] = {"target": target.name, "arm": arm, "limit_mib": limit}
     best = best_choice(fits[target.name], arm, limit)
     if best is None or best[1] == 0:
+        whys = [fit["why"] for fit in fits[target.name].values() if fit["arm"] == arm]
         result["outcome"] = (
             f"not run: no worker fits in {limit} MiB by the fit"
             if best
-            else "not run: no fit (it needs every worker count of at least two finished)"
+            else f"not run: {whys[0] if whys else 'no fit'}"
         )
         console.print(f"Limit check, {arm}: {result['outcome']}", highlight=False)
         return result
     server, predicted = best
-    workers = min(predicted, MAX_WORKERS)
-    result |= {"server": server, "predicted": predicted, "workers": workers}
-    console.print(
-        f"[{time.strftime('%H:%M:%S')}] limit check, {arm}: {workers} workers under {server} "
-        f"in a {limit} MiB cgroup"
-        + (
-            f" (the fit says {predicted}; at most {MAX_WORKERS} are started)"
-            if workers < predicted
-            else ""
+    result |= {"server": server, "predicted": predicted, "attempts": [], "held": None}
+    first = min(predicted, MAX_WORKERS)
+    for workers in range(first, max(first - STEPS_DOWN - 1, 0), -1):
+        console.print(
+            f"[{time.strftime('%H:%M:%S')}] limit check, {arm}: {workers} workers under "
+            f"{server} in a {limit} MiB cgroup"
+            + (
+                f" (the fit says {predicted}; at most {MAX_WORKERS})"
+                if predicted > MAX_WORKERS
+                else ""
+            )
+            + f", every route and a collection in every worker, then {settings.load_s:g} s of "
+            "load ...",
+            highlight=False,
         )
-        + f", every route in every worker, then {settings.load_s:g} s of load ...",
-        highlight=False,
+        try:
+            attempt = try_under_limit(settings, arm, server, workers, app, cpus, run_dir)
+        except LabError as error:  # no cgroup can be made here
+            result["outcome"] = f"not run: {error}"
+            console.print(f"    {result['outcome']}", highlight=False)
+            return result
+        result["attempts"].append(attempt)
+        console.print(f"    {attempt_line(attempt)}", highlight=False)
+        if attempt["outcome"] == "stayed up":
+            result["held"] = workers
+            break
+    result["outcome"] = outcome_of(result)
+    return result
+
+
+def outcome_of(check: dict[str, Any]) -> str:
+    held, predicted = check["held"], check["predicted"]
+    if held is not None and held == min(predicted, MAX_WORKERS):
+        return "stayed up"
+    tried = [attempt["workers"] for attempt in check["attempts"]]
+    if held is None:
+        return f"did not stay up at {', '.join(map(str, tried))} workers"
+    return (
+        f"did not stay up at {tried[0]}"
+        + (f"–{tried[-2]}" if len(tried) > 2 else "")
+        + f"; stayed up at {held}"
     )
-    try:
-        cgroup = create_memory_cgroup("lab-workers", limit)
-    except LabError as error:
-        result["outcome"] = f"not run: {error}"
-        console.print(f"    {result['outcome']}", highlight=False)
-        return result
+
+
+def try_under_limit(
+    settings: WorkersSettings,
+    arm: str,
+    server: str,
+    workers: int,
+    app: AppUnderTest,
+    cpus: tuple[int, ...] | None,
+    run_dir: Path,
+) -> dict[str, Any]:
+    limit = settings.check_limit_mib
+    assert limit is not None
+    cgroup = create_memory_cgroup("lab-workers", limit)
     subject = Subject(arm, server, workers)
+    attempt: dict[str, Any] = {"workers": workers}
     try:
         with served(
             subject,
@@ -78,54 +124,31 @@ def check_limit(
             cgroup=cgroup,
         ) as tree:
             ready = wait_until_ready(tree, workers, settings.bound_s)
-            result["ready_s"] = round(max(ready.values()) - tree.launched, 3)
+            attempt["ready_s"] = round(max(ready.values()) - tree.launched, 3)
             every_route_in_every_worker(
                 tree.base_url, tree.log_path, app.routes, set(ready), settings.bound_s, subject.key
             )
             collect_in_every_worker(
                 tree.base_url, tree.log_path, set(ready), settings.bound_s, subject.key
             )
-            load = load_routes(tree.base_url, app.routes, max(4, workers), settings.load_s)
-            result |= load
-            result |= memory_figures(tree.process.pid, set(ready), "loaded")
-            result["usage_mib"] = round(cgroup.usage_mib(), 1)
-            result["restarted"] = len(set(tree.ready()) - set(ready))
-            result["alive"] = tree.process.poll() is None
+            attempt |= load_routes(tree.base_url, app.routes, max(4, workers), settings.load_s)
+            attempt |= memory_figures(tree.process.pid, set(ready), "loaded")
+            attempt["usage_mib"] = round(cgroup.usage_mib(), 1)
+            attempt["restarted"] = len(set(tree.ready()) - set(ready))
+            attempt["alive"] = tree.process.poll() is None
     except Unfinished as why:
-        result["failure"] = str(why)
+        attempt["failure"] = str(why)
     finally:
-        result["oom_kills"] = cgroup.oom_kills()
+        attempt["oom_kills"] = cgroup.oom_kills()
         peak = cgroup.peak_mib()
-        result["peak_mib"] = round(peak, 1) if peak is not None else None
+        attempt["peak_mib"] = round(peak, 1) if peak is not None else None
         cgroup.remove()
     stayed_up = (
-        "failure" not in result
-        and result["alive"]
-        and result["restarted"] == 0
-        and result["oom_kills"] == 0
-        and result["failed"] == 0
+        "failure" not in attempt
+        and attempt["alive"]
+        and attempt["restarted"] == 0
+        and attempt["oom_kills"] == 0
+        and attempt["failed"] == 0
     )
-    result["outcome"] = "stayed up" if stayed_up else "did not stay up"
-    console.print(f"    {outcome_line(result)}", highlight=False)
-    return result
-
-
-def outcome_line(check: dict[str, Any]) -> str:
-    if "server" not in check or check["outcome"].startswith("not run"):
-        return f"{check['arm']}: {check['outcome']}"
-    parts = [
-        f"{check['arm']}, {check['workers']} workers under {check['server']} in "
-        f"{check['limit_mib']} MiB: {check['outcome']}"
-    ]
-    if "failure" in check:
-        parts.append(check["failure"])
-    else:
-        parts.append(
-            f"{check['answered']} requests answered, {check['failed']} not"
-            + (f" (first: {check['first_failure']})" if check["first_failure"] else "")
-        )
-        parts.append(f"{check['restarted']} workers restarted")
-    parts.append(f"{check['oom_kills']} killed by the limit")
-    if check.get("peak_mib") is not None:
-        parts.append(f"the cgroup's peak {check['peak_mib']:.0f} MiB")
-    return "; ".join(parts)
+    attempt["outcome"] = "stayed up" if stayed_up else "did not stay up"
+    return attempt

@@ -33,11 +33,16 @@ NOTE = (
     "PSS (proportional set size): every page a process maps, divided by the number of "
     "processes that map it, so the PSS of a tree adds up to the memory it holds; RSS summed "
     "over the tree counts a shared page once per process. USS: the pages no other process "
-    "maps. Figures: the median over the rounds (the range in parentheses where the rounds "
-    "differ). The fit: a straight line through the tree's PSS after every route against the "
-    "worker count (least squares); the workers that fit: floor((limit - base) / per worker). "
+    "maps. File-backed pages (the interpreter, its libraries) are shared with every process "
+    "that maps the same files, the harness included: their PSS is a lower bound; the "
+    "anonymous part, where the app's objects and schemas live, is the tree's alone. "
+    "Collected: after every route and a full garbage collection in every worker. Figures: the "
+    "median over the rounds (the range in parentheses where the rounds differ). The fit: a "
+    "straight line through the tree's PSS after the collection against the worker count, N "
+    "of 2 and more (least squares); the workers that fit: floor((limit - base) / per worker). "
     "Ratios: each arm's figure over v1's under the same server and worker count, paired by "
-    "round, median of the rounds (a 95% interval from 6 rounds)."
+    "round, median of the rounds (the rounds' range in parentheses; a 95% interval from 6 "
+    "rounds)."
 )
 SERVER_STYLES: dict[str, tuple[Any, str]] = {  # line style and marker per server
     "uvicorn": ("-", "o"),
@@ -104,26 +109,40 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
         if parts:
             lines.append(f"{target}: the most workers that fit: " + "; ".join(parts) + ".")
         else:
-            lines.append(f"{target}: no fit (it needs two or more worker counts, all finished).")
+            whys = sorted({fit["why"] for fit in results["workers"]["fits"][target].values()})
+            lines.append(f"{target}: {'; '.join(whys)}.")
     for check in results["workers"]["limit_checks"]:
         lines.append("Under a real limit: " + check_line(check) + ".")
     return lines
+
+
+def attempt_line(attempt: dict[str, Any]) -> str:
+    """`21 workers: did not stay up; worker 19931 is gone; 1 killed by the limit; ...`"""
+    parts = [f"{attempt['workers']} workers: {attempt['outcome']}"]
+    if "failure" in attempt:
+        parts.append(attempt["failure"])
+    else:
+        parts.append(
+            f"{attempt['answered']:,} requests answered, {attempt['failed']} not"
+            + (f" (first: {attempt['first_failure']})" if attempt["first_failure"] else "")
+        )
+        parts.append(f"{attempt['restarted']} restarted")
+    parts.append(f"{attempt['oom_kills']} killed by the limit")
+    if attempt.get("peak_mib") is not None:
+        parts.append(f"the cgroup's peak {attempt['peak_mib']:.0f} MiB")
+    if attempt.get("pss_loaded_mib") is not None:
+        parts.append(f"the tree's PSS {attempt['pss_loaded_mib']:.0f} MiB")
+    return "; ".join(parts)
 
 
 def check_line(check: dict[str, Any]) -> str:
     if "server" not in check or check["outcome"].startswith("not run"):
         return f"{check['arm']}: {check['outcome']}"
     text = (
-        f"{check['arm']}, {check['workers']} workers under {check['server']} in "
+        f"{check['arm']}, {check['predicted']} workers predicted under {check['server']} in "
         f"{mib_label(check['limit_mib'])}: {check['outcome']}"
     )
-    if "failure" in check:
-        return f"{text} ({check['failure']}; {check['oom_kills']} killed by the limit)"
-    return (
-        f"{text} ({check['answered']:,} requests answered, {check['failed']} not; "
-        f"{check['restarted']} restarted, {check['oom_kills']} killed by the limit; "
-        f"peak {format_number(check.get('peak_mib'), 0)} MiB)"
-    )
+    return text + " (" + "; ".join(attempt_line(attempt) for attempt in check["attempts"]) + ")"
 
 
 def figure_rows(results: dict[str, Any], target: str) -> tuple[list[str], list[list[str]]]:
@@ -219,8 +238,8 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def draw_memory(ax: Axes, results: dict[str, Any], target: str) -> None:
-    """The tree's PSS after every route against the worker count, per arm and server, with the
-    limits as grey lines."""
+    """The tree's PSS after every route and a collection against the worker count, per arm and
+    server, with the limits as grey lines."""
     fits = results["workers"]["fits"][target]
     top = 0.0
     for fit in fits.values():
@@ -250,7 +269,7 @@ def draw_memory(ax: Axes, results: dict[str, Any], target: str) -> None:
             )
     ax.set_xticks(results["settings"]["workers"])
     ax.set_xlabel("workers")
-    ax.set_ylabel("PSS of the tree after every route (MiB)")
+    ax.set_ylabel("PSS of the tree after the collection (MiB)")
     ax.set_ylim(bottom=0)
     ax.set_title(target, fontsize=10)
     ax.grid(axis="y", color=REFERENCE_COLOUR, linewidth=0.4)
@@ -321,7 +340,8 @@ def html(results: dict[str, Any]) -> str:
     body += f'<p class="note">{escape(versions_line(results))}</p>'
     body += figure(
         to_svg(workers_figure(results)),
-        "Left: the tree's PSS after every route against its workers, per arm (colour) and "
+        "Left: the tree's PSS after every route and a full collection in every worker, "
+        "against its workers, per arm (colour) and "
         "server (line); grey: the limits. Right: the workers that fit in each limit, by the "
         "fit (uvicorn plain, gunicorn dotted, --preload hatched //, with gc.freeze crossed).",
     )

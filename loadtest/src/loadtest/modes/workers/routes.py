@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 
-from loadtest.lab.errors import LabError
 from loadtest.modes.scale.runner import exception_line, normalised
 
 PID_HEADER = "x-lab-worker-pid"  # commons/probes/workers.py
@@ -73,15 +72,22 @@ class RouteCaller:
 
 
 def answer_of(route: WarmRoute, response: httpx.Response, what: str) -> int:
-    """The PID of the worker that answered, once the answer is checked."""
+    """The PID of the worker that answered, once the answer is checked; a wrong answer is the
+    tree's result ("failed: ..."), not a crash of the run."""
+    where = f"{route.method} {route.path}"
     if response.status_code != route.status:
-        raise LabError(
-            f"{what}: {route.method} {route.path} answered {response.status_code}, not "
-            f"{route.status}"
-        )
-    if route.expected is not None and normalised(response.json()) != route.expected:
-        raise LabError(f"{what}: {route.method} {route.path} answered other JSON than its model")
-    return int(response.headers[PID_HEADER])
+        raise Unfinished(f"failed: {where} answered {response.status_code}, not {route.status}")
+    if route.expected is not None:
+        try:
+            answer = response.json()
+        except ValueError:
+            raise Unfinished(f"failed: {where} answered no JSON") from None
+        if normalised(answer) != route.expected:
+            raise Unfinished(f"failed: {where} answered other JSON than its model ({what})")
+    pid = response.headers.get(PID_HEADER, "")
+    if not pid.isdigit():
+        raise Unfinished(f"failed: {where} answered without {PID_HEADER} (not the lab's wrapper?)")
+    return int(pid)
 
 
 def every_route_in_every_worker(
@@ -119,7 +125,14 @@ def every_route_in_every_worker(
     def on_own_connection(pid: int, client: httpx.Client) -> None:
         for number, route in enumerate(routes):
             if pid not in seen[number] and time.monotonic() < deadline:
-                record(number, client.request(route.method, route.path, json=route.body))
+                try:
+                    response = client.request(route.method, route.path, json=route.body)
+                except httpx.TransportError:
+                    # The server closed the kept-alive connection (gunicorn's keep-alive is 2 s)
+                    # or the worker died: what this worker still lacks goes on fresh
+                    # connections, below, which tell the two apart.
+                    return
+                record(number, response)
 
     try:
         with ExitStack() as held_open:
@@ -176,16 +189,18 @@ def load_routes(
     base_url: str, routes: tuple[WarmRoute, ...], threads: int, seconds: float
 ) -> dict[str, Any]:
     """Every route in turn from `threads` concurrent clients for `seconds`: how many requests
-    were answered as they should be, how many not, and the first that was not."""
+    were answered with the status they should have, how many not, and the first that was
+    not."""
     answered = failed = 0
     first_failure: str | None = None
     lock = threading.Lock()
     stop_at = time.monotonic() + seconds
+    stop = threading.Event()  # set when the load ends early (Ctrl-C): no thread outlives it
 
     def keep_calling(offset: int, caller: RouteCaller) -> None:
         nonlocal answered, failed, first_failure
         number = offset
-        while time.monotonic() < stop_at:
+        while time.monotonic() < stop_at and not stop.is_set():
             route = routes[number % len(routes)]
             number += 1
             try:
@@ -206,8 +221,11 @@ def load_routes(
 
     with RouteCaller(base_url, threads=threads, timeout_s=max(seconds, 5.0)) as caller:
         futures = [caller.pool.submit(keep_calling, offset, caller) for offset in range(threads)]
-        for future in futures:
-            future.result()
+        try:
+            for future in futures:
+                future.result()
+        finally:
+            stop.set()
     return {"answered": answered, "failed": failed, "first_failure": first_failure}
 
 

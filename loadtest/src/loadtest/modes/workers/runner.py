@@ -65,9 +65,11 @@ def measure_tree(
             "first_ready_s": round(min(ready.values()) - tree.launched, 4),
         }
         figures |= memory_figures(tree.process.pid, pids, "idle")
-        figures["versions"] = httpx.get(f"{tree.base_url}/health", timeout=bound_s).json()[
-            "versions"
-        ]
+        try:
+            health = httpx.get(f"{tree.base_url}/health", timeout=bound_s)
+            figures["versions"] = health.json()["versions"]
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+            raise Unfinished(f"failed: /health gave no versions ({error})") from None
         began = time.perf_counter()
         figures["warm_requests"], served_by = every_route_in_every_worker(
             tree.base_url, tree.log_path, app.routes, pids, bound_s, subject.key

@@ -36,8 +36,8 @@ class Target:
     def name(self) -> str:
         if self.lab:
             return LAB_APP
-        label = SHAPES[self.shape].size_label
-        prefix = "" if self.shape == DEFAULT_SHAPE else f"{self.shape} "
+        label = SHAPES[self.shape].size_label  # "union members" names its shape already
+        prefix = "" if self.shape == DEFAULT_SHAPE or self.shape in label else f"{self.shape} "
         return f"{prefix}{self.size} {label}"
 
 

@@ -126,7 +126,9 @@ def memory_figures(root_pid: int, worker_pids: set[int], suffix: str) -> dict[st
     workers = sorted(
         (reading for reading in readings if reading.pid in worker_pids), key=lambda r: r.pid
     )
-    master = next(reading for reading in readings if reading.pid == root_pid)
+    master = next((reading for reading in readings if reading.pid == root_pid), None)
+    if master is None:
+        raise Unfinished("failed: the server's master process is gone")
 
     def mib(kib: float) -> float:
         return round(kib * MIB_PER_KIB, 2)
@@ -149,12 +151,21 @@ def kill_tree(process: "Popen[bytes]") -> None:
     """The whole process group at once (a figure is taken: no graceful shutdown to wait for),
     and every process of it gone before the next tree binds the port."""
     try:
-        members = psutil.Process(process.pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        members = []
-    try:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
     process.wait()
-    psutil.wait_procs(members, timeout=10)
+    psutil.wait_procs(group_members(process.pid), timeout=10)
+
+
+def group_members(group: int) -> list[psutil.Process]:
+    """The processes still in the process group (a killed worker's parent may already be
+    reaped: its orphans are found by their group, not as its children)."""
+    members = []
+    for candidate in psutil.process_iter():
+        try:
+            if os.getpgid(candidate.pid) == group:
+                members.append(candidate)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return members
