@@ -73,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "route has run in every worker (proven by the PID each answer names). From the "
         "memory, how many workers fit in each limit, and a check: the largest number "
         "predicted for --check-limit started inside a memory cgroup of that size and loaded. "
-        f"Servers: {servers}. About 6 minutes with the defaults, 3 with --quick; a 500-model "
+        f"Servers: {servers}. About 6 minutes with the defaults, 2 with --quick; a 500-model "
         "app, 8 workers or every server take longer (the run says how long a round takes "
         "after its first). Results go to results/<UTC timestamp>-workers/."
     )

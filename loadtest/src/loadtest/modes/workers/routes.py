@@ -1,7 +1,7 @@
 """The requests that make every worker serve every route once, proven by the PID each answer
 names (commons/probes/workers.py): the listening socket is shared, and the kernel hands a new
-connection to whichever worker accepts first, so the routes are called, concurrently and each on
-a new connection, until every worker has answered each."""
+connection to whichever worker accepts first, so connections are opened until each worker holds
+one, and each worker's routes go down its own."""
 
 import threading
 import time
@@ -103,11 +103,11 @@ def every_route_in_every_worker(
     Unfinished when the bound passes first, or a worker not in `pids` answers (one
     restarted).
 
-    First a kept-alive connection to each worker: connections are opened (and held, so the
-    workers holding one go back to accepting) until every worker holds one; then each worker's
-    missing routes go down its own connection, a thread per worker: routes × workers requests
-    in all. What that leaves (a connection the server closed between two requests, a worker no
-    connection reached) goes on fresh connections until every worker has answered it."""
+    In passes: connections are opened, and held, until every worker that still lacks a route
+    holds one (the kernel hands each new connection to whichever worker accepts first: about N
+    tries find a given worker of N); then each of those workers is sent the routes it lacks
+    down its own connection, a thread per worker. A pass leaves work only where the server
+    closed a connection between two requests; the next pass finds that worker again."""
     seen: list[set[int]] = [set() for _ in routes]
     deadline = time.monotonic() + bound_s
     counter = {"sent": 0}
@@ -122,55 +122,44 @@ def every_route_in_every_worker(
             counter["sent"] += 1
         return pid
 
+    def lacking() -> set[int]:
+        return {pid for served_by in seen for pid in pids - served_by}
+
     def on_own_connection(pid: int, client: httpx.Client) -> None:
         for number, route in enumerate(routes):
             if pid not in seen[number] and time.monotonic() < deadline:
                 try:
                     response = client.request(route.method, route.path, json=route.body)
                 except httpx.TransportError:
-                    # The server closed the kept-alive connection (gunicorn's keep-alive is 2 s)
-                    # or the worker died: what this worker still lacks goes on fresh
-                    # connections, below, which tell the two apart.
-                    return
+                    return  # closed between two requests: the next pass finds this worker again
                 record(number, response)
 
     try:
-        with ExitStack() as held_open:
-            held: dict[int, httpx.Client] = {}
-            for attempt in range(8 * len(pids) + 16):
-                if len(held) == len(pids) or time.monotonic() > deadline:
-                    break
-                client = held_open.enter_context(
-                    httpx.Client(base_url=base_url, timeout=bound_s, limits=ONE_CONNECTION)
+        while needed := lacking():
+            if time.monotonic() > deadline:
+                left = sum(1 for served_by in seen if served_by != pids)
+                raise Unfinished(
+                    f"over {bound_s:g} s (after {counter['sent']} requests, {left} routes "
+                    "not yet served by every worker)"
                 )
-                number = attempt % len(routes)
-                route = routes[number]
-                held.setdefault(
-                    record(number, client.request(route.method, route.path, json=route.body)),
-                    client,
-                )
-            with ThreadPoolExecutor(max_workers=len(held)) as pool:
-                list(pool.map(on_own_connection, held, held.values()))
-        with RouteCaller(base_url, threads=len(pids) + 1, timeout_s=bound_s) as caller:
-            while True:
-                jobs = [
-                    number
-                    for number, served_by in enumerate(seen)
-                    for _ in range(len(pids - served_by))
-                ]
-                if not jobs:
-                    answered = {pid: sum(pid in by for by in seen) for pid in sorted(pids)}
-                    return counter["sent"], answered
-                if time.monotonic() > deadline:
-                    left = sum(1 for served_by in seen if served_by != pids)
-                    raise Unfinished(
-                        f"over {bound_s:g} s (after {counter['sent']} requests, {left} routes "
-                        "not yet served by every worker)"
+            with ExitStack() as held_open:
+                held: dict[int, httpx.Client] = {}
+                for attempt in range(16 * len(pids) + 16):
+                    if needed <= set(held) or time.monotonic() > deadline:
+                        break
+                    client = held_open.enter_context(
+                        httpx.Client(base_url=base_url, timeout=bound_s, limits=ONE_CONNECTION)
                     )
-                for number, response in caller.pool.map(
-                    lambda n: (n, caller.call(routes[n])), jobs
-                ):
-                    record(number, response)
+                    number = attempt % len(routes)
+                    route = routes[number]
+                    pid = record(number, client.request(route.method, route.path, json=route.body))
+                    if pid in needed:
+                        held.setdefault(pid, client)
+                if held:
+                    with ThreadPoolExecutor(max_workers=len(held)) as pool:
+                        list(pool.map(on_own_connection, held, held.values()))
+        answered = {pid: sum(pid in by for by in seen) for pid in sorted(pids)}
+        return counter["sent"], answered
     except httpx.TimeoutException:
         raise Unfinished(f"over {bound_s:g} s (a request)") from None
     except httpx.TransportError as error:  # a worker died under a request

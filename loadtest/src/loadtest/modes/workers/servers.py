@@ -97,6 +97,9 @@ def server_command(
         timeout,
         "--graceful-timeout",
         "5",
+        # uvicorn's own keep-alive (5 s; gunicorn's is 2): both servers hold a connection alike.
+        "--keep-alive",
+        "5",
         "--log-level",
         "warning",
         *(["--preload"] if server.preload else []),
