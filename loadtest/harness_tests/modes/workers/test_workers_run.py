@@ -216,3 +216,33 @@ def test_settings_that_cannot_run_are_one_line(arguments: list[str], message: st
     result = run_runner("workers", *arguments)
     assert result.returncode == 1
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_lab_app_preloaded_serves_every_route_from_every_worker(tmp_path: Path) -> None:
+    """The lab's own app under gunicorn --preload: it opens a database connection at import, in
+    the master; each worker forgets it (post_fork) and serves READ, READ synthetic and WRITE
+    over its own."""
+    before = lab_processes()
+    result = run_runner(
+        "workers",
+        "--only-lab-app",
+        "--apps",
+        "v2",
+        "--workers",
+        "2,3",
+        "--servers",
+        "gunicorn-preload",
+        "--rounds",
+        "1",
+        "--no-limit-check",
+        *port_options(),
+        "--results-dir",
+        str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    assert leftover_processes(before) == {}
+    workers = json.loads((only_run(tmp_path) / "results.json").read_text())["workers"]
+    assert [sample["target"] for sample in workers["raw"]] == ["lab", "lab"]
+    for sample in workers["raw"]:
+        assert "unfinished" not in sample, sample
+        assert sample["routes_answered_by"] == {str(pid): 5 for pid in sample["worker_pids"]}

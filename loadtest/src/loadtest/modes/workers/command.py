@@ -42,7 +42,7 @@ SUMMARY = (
     "several workers per arm: uvicorn --workers N and gunicorn --preload (with and without "
     "gc.freeze), N = 1, 2, 4, on a generated 100-model app: every worker's memory (PSS), "
     "start-up, how many workers fit in 512 MiB, 1 and 2 GiB, checked under a real memory "
-    "limit (~6 min; --quick ~2 min)"
+    "limit (~6 min; --quick ~3 min)"
 )
 
 
@@ -73,15 +73,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "route has run in every worker (proven by the PID each answer names). From the "
         "memory, how many workers fit in each limit, and a check: the largest number "
         "predicted for --check-limit started inside a memory cgroup of that size and loaded. "
-        f"Servers: {servers}. About 6 minutes with the defaults, 2 with --quick; a 500-model "
+        f"Servers: {servers}. About 6 minutes with the defaults, 3 with --quick; a 500-model "
         "app, 8 workers or every server take longer (the run says how long a round takes "
         "after its first). Results go to results/<UTC timestamp>-workers/."
     )
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"a first look: 1 round, {','.join(map(str, QUICK_WORKERS))} workers (about 2 "
-        "minutes)",
+        help=f"a first look: 1 round, {','.join(map(str, QUICK_WORKERS))} workers, "
+        f"{QUICK_LOAD_S:g} s of load in the check (about 3 minutes)",
     )
     parser.add_argument(
         "--workers",

@@ -20,7 +20,7 @@ DEFAULT_ROUNDS = 3
 LIMITS_MIB = (512, 1024, 2048)
 CHECK_LIMIT_MIB = 512
 LOAD_S = 10.0  # the limit check's load, after every route has run in every worker
-QUICK_LOAD_S = 5.0
+QUICK_LOAD_S = 3.0
 LAB_APP = "lab"  # the target name of the lab's own app
 
 
