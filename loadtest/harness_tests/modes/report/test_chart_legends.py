@@ -14,6 +14,7 @@ from loadtest.modes.benchmark import charts as benchmark_charts
 from loadtest.modes.registry import KINDS
 from loadtest.modes.scale.report import growth_figure
 from loadtest.modes.sweep.report import gain_figure
+from loadtest.modes.workers.report import workers_figure
 from loadtest.output.charts import plt
 from loadtest.output.results_file import read_results
 
@@ -70,6 +71,7 @@ CHARTS: list[tuple[str, Callable[[], Figure], set[str]]] = [
         lambda: growth_figure(fixture("scale")["scale"], "to_health_s"),
         {"v1", "v2", "v2-latest"},
     ),
+    ("workers", lambda: workers_figure(fixture("workers")), {"v1", "v2"}),
 ]
 
 

@@ -20,11 +20,12 @@ REBUILT = {
     "profile": {"report.md"},
     "scale": {"report.md", "report.html", "scale.svg"},
     "sweep": {"report.md", "report.html", "sweep.svg"},
+    "workers": {"report.md", "report.html", "workers.svg"},
 }
 
 
 def test_there_is_an_old_run_of_every_kind() -> None:
-    assert KINDS == ["benchmark", "ladder", "micro", "profile", "scale", "sweep"]
+    assert KINDS == ["benchmark", "ladder", "micro", "profile", "scale", "sweep", "workers"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
