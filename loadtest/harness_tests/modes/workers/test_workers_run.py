@@ -206,7 +206,7 @@ def test_workers_option_errors_are_one_line(arguments: list[str], message: str) 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--workers", "1,2"], "the limit check needs a fit, from two worker counts of 2 or more"),
+        (["--workers", "1,2"], "the fit and its limit check need two worker counts of 2 or more"),
         (["--only-lab-app", "--models", "10"], "--only-lab-app serves no generated app"),
         (["--check-limit", "512,1024"], "--check-limit takes one limit"),
         (["--models", "3000"], "--models 3000: the service shape takes at most 2000 models"),

@@ -42,7 +42,7 @@ SUMMARY = (
     "several workers per arm: uvicorn --workers N and gunicorn --preload (with and without "
     "gc.freeze), N = 1, 2, 4, on a generated 100-model app: every worker's memory (PSS), "
     "start-up, how many workers fit in 512 MiB, 1 and 2 GiB, checked under a real memory "
-    "limit (~6 min; --quick ~3 min)"
+    "limit (~5 min; --quick ~3 min)"
 )
 
 
@@ -73,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "route has run in every worker (proven by the PID each answer names). From the "
         "memory, how many workers fit in each limit, and a check: the largest number "
         "predicted for --check-limit started inside a memory cgroup of that size and loaded. "
-        f"Servers: {servers}. About 6 minutes with the defaults, 3 with --quick; a 500-model "
+        f"Servers: {servers}. About 5 minutes with the defaults, 3 with --quick; a 500-model "
         "app, 8 workers or every server take longer (the run says how long a round takes "
         "after its first). Results go to results/<UTC timestamp>-workers/."
     )
@@ -88,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=number_list("workers", 1, MAX_WORKERS),
         metavar="N[,N...]",
         help=f"worker counts, comma-separated, 1-{MAX_WORKERS} (default "
-        f"{','.join(map(str, DEFAULT_WORKERS))}; the fit needs two of 2 or more)",
+        f"{','.join(map(str, DEFAULT_WORKERS))}; the fit needs two counts of 2 or more)",
     )
     parser.add_argument(
         "--servers",
@@ -101,8 +101,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--models",
         type=size_list,
         metavar="N[,N...]",
-        help="the generated app's size: models of --shape (default "
-        f"{','.join(map(str, DEFAULT_SIZES))}; scale's sizes are 10,100,500)",
+        help="the generated app's size on --shape's axis, as scale's --sizes: models, or "
+        "union members (union: 100 models hold the union), or routes per model (routes) "
+        f"(default {','.join(map(str, DEFAULT_SIZES))}; scale's sizes are 10,100,500)",
     )
     parser.add_argument(
         "--shape",
@@ -140,8 +141,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--check-limit",
         type=number_list("MiB", 64, 1024 * 1024),
         metavar="MIB",
-        help=f"the limit the prediction is checked under (default {CHECK_LIMIT_MIB}; needs "
-        "root or a delegated cgroup)",
+        help=f"the limit the prediction is checked under, any limit: it is read off the fit's "
+        f"line, need not be one of --limits (default {CHECK_LIMIT_MIB}; needs root or a "
+        "delegated cgroup)",
     )
     check.add_argument(
         "--no-limit-check", action="store_true", help="skip the check under a memory limit"
@@ -189,8 +191,9 @@ def settings_from(arguments: argparse.Namespace) -> WorkersSettings:
         check_limit = arguments.check_limit[0]
     if check_limit is not None and len([n for n in workers if n >= 2]) < 2:
         raise LabError(
-            f"--workers {','.join(map(str, workers))}: the limit check needs a fit, from two "
-            "worker counts of 2 or more (or add --no-limit-check)"
+            f"--workers {','.join(map(str, workers))}: the fit and its limit check need two "
+            "worker counts of 2 or more, e.g. --workers 2,4 (--no-limit-check measures these "
+            "counts without a fit)"
         )
     return WorkersSettings(
         apps=arguments.apps,

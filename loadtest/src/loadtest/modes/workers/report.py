@@ -36,14 +36,30 @@ NOTE = (
     "maps. File-backed pages (the interpreter, its libraries) are shared with every process "
     "that maps the same files, the harness included: their PSS is a lower bound; the "
     "anonymous part, where the app's objects and schemas live, is the tree's alone. "
-    "Collected: after every route and a full garbage collection in every worker. Figures: the "
-    "median over the rounds (the range in parentheses where the rounds differ). The fit: a "
+    "Collected: after every route and a full garbage collection in every worker. The fit: a "
     "straight line through the tree's PSS after the collection against the worker count, N "
     "of 2 and more (least squares); the workers that fit: floor((limit - base) / per worker). "
+    "A memory cgroup charges a few MiB more or less than the tree's PSS (page tables and "
+    "socket buffers it charges; page cache read in earlier by other processes it does not): "
+    "leave a margin."
+)
+ROUNDS_NOTE = (
+    "Figures: the median over the rounds (the range in parentheses where the rounds differ). "
     "Ratios: each arm's figure over v1's under the same server and worker count, paired by "
     "round, median of the rounds (the rounds' range in parentheses; a 95% interval from 6 "
     "rounds)."
 )
+ONE_ROUND_NOTE = (
+    "Figures and ratios (each arm's figure over v1's under the same server and worker count) "
+    "are one round's: no range, no interval (--rounds 6 gives 95% intervals)."
+)
+
+
+def note(results: dict[str, Any]) -> str:
+    many = results["settings"]["rounds"] > 1
+    return f"{NOTE} {ROUNDS_NOTE if many else ONE_ROUND_NOTE}"
+
+
 SERVER_STYLES: dict[str, tuple[Any, str]] = {  # line style and marker per server
     "uvicorn": ("-", "o"),
     "gunicorn": (":", "v"),
@@ -112,7 +128,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
             whys = sorted({fit["why"] for fit in results["workers"]["fits"][target].values()})
             lines.append(f"{target}: {'; '.join(whys)}.")
     for check in results["workers"]["limit_checks"]:
-        lines.append("Under a real limit: " + check_line(check) + ".")
+        lines.append("Under a real limit: " + check_line(check, results) + ".")
     return lines
 
 
@@ -135,14 +151,24 @@ def attempt_line(attempt: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def check_line(check: dict[str, Any]) -> str:
+def check_line(check: dict[str, Any], results: dict[str, Any]) -> str:
     if "server" not in check or check["outcome"].startswith("not run"):
         return f"{check['arm']}: {check['outcome']}"
     text = (
         f"{check['arm']}, {check['predicted']} workers predicted under {check['server']} in "
         f"{mib_label(check['limit_mib'])}: {check['outcome']}"
     )
-    return text + " (" + "; ".join(attempt_line(attempt) for attempt in check["attempts"]) + ")"
+    text += " (" + "; ".join(attempt_line(attempt) for attempt in check["attempts"]) + ")"
+    fit = results["workers"]["fits"][check["target"]].get(f"{check['arm']} {check['server']}")
+    last = check["attempts"][-1] if check["attempts"] else {}
+    if fit and fit["per_worker_mib"] and last.get("outcome") == "stayed up" and last["peak_mib"]:
+        spare = check["limit_mib"] - last["peak_mib"]
+        if spare < fit["per_worker_mib"]:
+            text += (
+                f"; {spare:.0f} MiB to spare at its peak, less than one worker's "
+                f"{fit['per_worker_mib']:.0f}: deploy one or two fewer"
+            )
+    return text
 
 
 def figure_rows(results: dict[str, Any], target: str) -> tuple[list[str], list[list[str]]]:
@@ -201,7 +227,8 @@ def heading(results: dict[str, Any]) -> str:
     settings = results["settings"]
     return (
         f"{TITLE}: {', '.join(settings['apps'])} — {', '.join(settings['servers'])}, "
-        f"{','.join(map(str, settings['workers']))} workers, {settings['rounds']} "
+        f"{','.join(map(str, settings['workers']))} "
+        f"{'worker' if settings['workers'] == [1] else 'workers'}, {settings['rounds']} "
         f"{'round' if settings['rounds'] == 1 else 'rounds'}, on {results['host']['cpu_model']}"
     )
 
@@ -233,7 +260,7 @@ def markdown(results: dict[str, Any]) -> str:
             parts += [""]
     parts += ["## Servers", ""]
     parts += [f"- `{name}`: {what}" for name, what in results["workers"]["servers"].items()]
-    parts += ["", NOTE, ""]
+    parts += ["", note(results), ""]
     return "\n".join(parts)
 
 
@@ -362,7 +389,7 @@ def html(results: dict[str, Any]) -> str:
         )
         + "</ul>"
     )
-    body += f'<p class="note">{escape(NOTE)}</p>'
+    body += f'<p class="note">{escape(note(results))}</p>'
     return page(heading(results), body)
 
 

@@ -208,9 +208,14 @@ def time_target(
             samples.append(entry)
         if number == 0:
             took = time.monotonic() - began
+            checks = (
+                f", then the limit check ({len(settings.apps)} arms, a minute or more each)"
+                if settings.check_limit_mib is not None and target == settings.targets[0]
+                else ""
+            )
             console.print(
                 f"    a round takes about {took:.0f} s: "
-                f"{took * (settings.rounds - 1):.0f} s to go for {target.name}",
+                f"{took * (settings.rounds - 1):.0f} s to go for {target.name}{checks}",
                 highlight=False,
             )
     if all("unfinished" in sample for sample in samples):
