@@ -72,9 +72,7 @@ def fit_of(
     return fit
 
 
-def fits_of(
-    settings: WorkersSettings, subjects: list[Subject], samples: list[dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
+def fits_of(settings: WorkersSettings, samples: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """target -> "arm server" -> fit_of."""
     fits: dict[str, dict[str, Any]] = {}
     for target in settings.targets:

@@ -139,7 +139,7 @@ def run_workers(settings: WorkersSettings, console: Console) -> Path:
         samples: list[dict[str, Any]] = []
         for target in settings.targets:
             samples += time_target(settings, target, subjects, apps, cpus, run_dir, console)
-        fits = fits_of(settings, subjects, samples)
+        fits = fits_of(settings, samples)
         checks = []
         if settings.check_limit_mib is not None:
             for target in settings.targets[:1]:
