@@ -24,3 +24,14 @@ AGREEMENT_LIMIT = 0.10
 # Where more ratios than this are flagged for one reason, one line counts them and names the
 # widest few, instead of naming all.
 NAMED_RATIOS_LIMIT = 6
+# The latency mode: a ratio of percentiles with a 95% interval wider than this is flagged (a
+# tail's interval is wide by nature: a p99 of 2,000 requests stands on its 20 slowest).
+LATENCY_CI_HALF_WIDTH_LIMIT = 0.25
+# ... and the open-loop generator fell behind in a window (or did not hold a rate on the
+# near-free endpoint) when 1% of its requests went out more than this late.
+LATE_LIMIT_MS = 2.0
+# ... and httperf's p50 and p99 agree with the lab's when they are this close, or within this
+# share of the lab's figure where that is more (docs/latency.md: its 1 ms buckets, a connection
+# per request, its clock starting when it sends).
+HTTPERF_TOLERANCE_MS = 1.0
+HTTPERF_TOLERANCE_SHARE = 0.25
