@@ -22,23 +22,19 @@ closing them (the master's socket is the same file), so no two processes share o
 """
 
 import gc
-import importlib
 import os
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from commons.probes.targets import load
+
 PID_HEADER = b"x-lab-worker-pid"
 COLLECT_PATH = "/lab-workers/collect"
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 Receive = Callable[[], Awaitable[Message]]
-
-
-def load(target: str) -> Any:
-    module_name, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module_name), attribute or "app")
 
 
 inner = load(os.environ["LAB_WORKERS_APP"])
