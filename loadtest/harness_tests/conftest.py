@@ -9,6 +9,7 @@ REAL_RUN_MODULES = (
     "test_options.py",
     "test_errors_and_teardown.py",
     "test_ladder.py",
+    "test_latency_run.py",
     "test_shapes.py",
     "test_one_run_at_a_time.py",
 )

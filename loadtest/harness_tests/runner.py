@@ -2,6 +2,7 @@
 
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -130,3 +131,35 @@ def leftover_processes(before: set[int]) -> dict[int, str]:
         except psutil.Error:
             continue  # gone meanwhile
     return described
+
+
+def started_a_process(pid: int, fragment: str) -> bool:
+    """Whether the process `pid` has a descendant whose command line holds `fragment` by now."""
+    for child in psutil.Process(pid).children(recursive=True):
+        try:
+            if fragment in " ".join(child.cmdline()):
+                return True
+        except psutil.Error:  # gone meanwhile
+            continue
+    return False
+
+
+def interrupted_run(*argv: str, once_started: str, within_s: float = 90) -> tuple[int, str]:
+    """The runner started with `argv`, sent Ctrl-C (SIGINT) as soon as it has started a process
+    whose command line holds `once_started`: its exit status and what it wrote to stderr."""
+    runner = subprocess.Popen(
+        runner_command(*argv),
+        cwd=REPOSITORY_ROOT,
+        env=runner_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + within_s
+    while not started_a_process(runner.pid, once_started):
+        assert runner.poll() is None, runner.communicate()[1]
+        assert time.monotonic() < deadline, f"nothing like {once_started!r} within {within_s} s"
+        time.sleep(0.05)
+    runner.send_signal(signal.SIGINT)
+    _, stderr = runner.communicate(timeout=60)
+    return runner.returncode, stderr

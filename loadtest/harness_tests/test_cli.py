@@ -142,8 +142,12 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         help_text = build_parser(name).format_help()
         assert f"usage: ./test.sh {name}" in help_text
         assert "minute" in help_text or "second" in help_text, name
+        # The latency mode loads the benchmark's scenarios, and names them alike.
+        shared = ("--scenarios",) if name == "latency" else ()
         if name != "benchmark":
-            assert not [option for option in benchmark_only if option in help_text], name
+            assert not [
+                option for option in benchmark_only if option in help_text and option not in shared
+            ], name
     ladder = build_parser("ladder").format_help()
     for option in ("--quick", "--pairs", "--window", "--users", "--apps", "--port-v1"):
         assert option in ladder
@@ -159,6 +163,7 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         "scale": "do not pin the timed app processes to the apps' half of the CPUs",
         "workers": "do not pin the servers to the apps' half of the CPUs and the runner, which "
         "calls them, to the other",
+        "latency": "do not pin the apps, and the generator with PostgreSQL, to separate CPUs",
     }
 
 

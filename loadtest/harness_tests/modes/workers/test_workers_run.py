@@ -5,23 +5,17 @@ every route, the reports, the rebuild; one-line errors; nothing left running aft
 failure or Ctrl-C."""
 
 import json
-import signal
-import subprocess
-import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from harness_tests.runner import (
-    REPOSITORY_ROOT,
+    interrupted_run,
     lab_processes,
     leftover_processes,
     only_run,
     port_options,
     run_runner,
-    runner_command,
-    runner_environment,
 )
 from loadtest.lab.cgroup import memory_controller
 from loadtest.modes.workers.results import METRICS
@@ -137,51 +131,28 @@ def test_a_run_where_nothing_finishes_fails_in_one_line_and_leaves_nothing(tmp_p
 
 def test_ctrl_c_mid_run_stops_every_worker(tmp_path: Path) -> None:
     before = lab_processes()
-    runner = subprocess.Popen(
-        runner_command(
-            "workers",
-            "--apps",
-            "v2",
-            "--models",
-            "2",
-            "--workers",
-            "2",
-            "--servers",
-            "gunicorn-preload",
-            "--rounds",
-            "500",
-            "--no-limit-check",
-            *port_options(),
-            "--results-dir",
-            str(tmp_path),
-        ),
-        cwd=REPOSITORY_ROOT,
-        env=runner_environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    returncode, stderr = interrupted_run(
+        "workers",
+        "--apps",
+        "v2",
+        "--models",
+        "2",
+        "--workers",
+        "2",
+        "--servers",
+        "gunicorn-preload",
+        "--rounds",
+        "500",
+        "--no-limit-check",
+        *port_options(),
+        "--results-dir",
+        str(tmp_path),
+        once_started="commons.probes.workers:app",  # a server: the workers mode's wrapper
+        within_s=60,
     )
-    deadline = time.monotonic() + 60
-    while not serving_a_tree(runner.pid):
-        assert runner.poll() is None, runner.communicate()[1]
-        assert time.monotonic() < deadline, "no server was started within 60 s"
-        time.sleep(0.05)
-    runner.send_signal(signal.SIGINT)
-    _, stderr = runner.communicate(timeout=60)
-    assert runner.returncode == 130
+    assert returncode == 130
     assert "Traceback" not in stderr
     assert leftover_processes(before) == {}
-
-
-def serving_a_tree(pid: int) -> bool:
-    """Whether the runner has started a server (the workers mode's wrapper) by now."""
-    for child in psutil.Process(pid).children(recursive=True):
-        try:
-            if "commons.probes.workers:app" in " ".join(child.cmdline()):
-                return True
-        except psutil.Error:  # gone meanwhile
-            continue
-    return False
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ a tool that shares none of its code."""
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Callable
@@ -14,6 +13,7 @@ from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import rotations
 from loadtest.lab.cpu import cpu_seconds_between, read_tree_cpu
 from loadtest.lab.errors import LabError
+from loadtest.lab.packages import ensure_package
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.load.windows import WindowRecord
@@ -24,25 +24,7 @@ WRK_SCRIPT = Path(__file__).resolve().parent / "wrk_summary.lua"
 
 def ensure_wrk() -> str:
     """wrk's version, installing Debian's package when it is missing and this is possible."""
-    if shutil.which("wrk") is None:
-        if shutil.which("apt-get") is None or os.geteuid() != 0:
-            raise LabError(
-                "--cross-check needs wrk, which is not installed; install it "
-                "(Debian/Ubuntu: apt-get install wrk) and retry"
-            )
-        environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "wrk"]):
-            try:
-                done = subprocess.run(
-                    command, capture_output=True, text=True, timeout=600, env=environment
-                )
-            except subprocess.TimeoutExpired:
-                raise LabError(f"--cross-check: `{' '.join(command)}` timed out") from None
-            if done.returncode != 0:
-                reason = (done.stderr.strip().splitlines() or ["?"])[-1]
-                raise LabError(
-                    f"--cross-check needs wrk and `{' '.join(command)}` failed: {reason}"
-                )
+    ensure_package("wrk", "wrk", "--cross-check")
     try:
         answer = subprocess.run(["wrk", "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as error:

@@ -1,0 +1,136 @@
+"""`./test.sh latency` run for real with the shortest timetable that takes every step (READ, v1
+and v2, two paired rates of six 1 s rounds, the two overload rates of two rounds): results.json,
+the same arrivals for both arms of a round, the ratios and knees, the collections, the reports,
+the rebuild; the refusal of a rate the generator cannot hold; one-line option errors; nothing
+left running after success, refusal or Ctrl-C."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness_tests.runner import (
+    interrupted_run,
+    lab_processes,
+    leftover_processes,
+    only_run,
+    port_options,
+    run_runner,
+)
+from loadtest.load.open_loop.histograms import decoded
+
+SHORTEST = ["latency", "--fractions", "0.3,0.6", "--rounds", "6", "--window", "1"]
+
+
+def test_a_real_latency_run_pairs_the_arms_and_reports_their_tails(tmp_path: Path) -> None:
+    before = lab_processes()
+    result = run_runner(*SHORTEST, *port_options(), "--results-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert leftover_processes(before) == {}
+    run_dir = only_run(tmp_path)
+    assert run_dir.name.endswith("-latency")
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["kind"] == "latency"
+    limits = results["generator"]
+    assert limits["ceiling_rps"] is not None and limits["steps"][0]["held"]
+
+    read = results["scenarios"]["read"]
+    capacities = read["capacities"]
+    assert set(capacities) == {"v1", "v2"} and all(rps > 0 for rps in capacities.values())
+    stages = [rate["stage"] for rate in read["rates"].values()]
+    assert stages[:2] == ["paired", "paired"] and set(stages[2:]) == {"overload"}
+    [paired_30, paired_60] = list(read["rates"].values())[:2]
+    assert paired_30["rps"] == pytest.approx(0.3 * capacities["v1"], abs=0.1)
+    assert paired_60["rps"] == pytest.approx(0.6 * capacities["v1"], abs=0.1)
+
+    windows = read["windows"]
+    paired = [window for window in windows if window["stage"] == "paired"]
+    assert len(paired) == 2 * 6 * 2  # rates × rounds × arms
+    for rate in ("30%", "60%"):
+        for round_ in range(6):
+            pair = [w for w in paired if w["rate"] == rate and w["round"] == round_]
+            # Both arms of a round were sent the same arrivals, and took turns going first.
+            assert {w["arm"] for w in pair} == {"v1", "v2"}
+            assert len({w["seed"] for w in pair}) == 1
+            assert len({w["scheduled"] for w in pair}) == 1
+            first = next(w["arm"] for w in pair if w["position"] == 0)
+            assert first == ("v1" if round_ % 2 == 0 else "v2")
+    for window in windows:
+        assert window["counted"] > 0
+        latency = decoded(window["latency_us"])
+        assert latency.get_total_count() == window["completed"] > 0
+        assert len(window["gc"]["collections"]) == 3
+
+    for rate in read["rates"].values():
+        for arm in ("v1", "v2"):
+            found = rate["arms"][arm]
+            assert found["samples"] == sum(
+                w["completed"] for w in windows if w["rate"] == rate["label"] and w["arm"] == arm
+            )
+            assert found["p50"]["ms"] <= found["p90"]["ms"] <= found["p99"]["ms"]
+            assert found["p99"]["ms"] <= found["p99.9"]["ms"] <= found["max_ms"] + 0.01
+    ratio = paired_30["ratios"]["v2_over_v1"]["p50"]
+    assert ratio["pairs"] == 6 and ratio["ci95_low"] <= ratio["estimate"] <= ratio["ci95_high"]
+    assert set(read["knees"]) == {"v1", "v2"}
+    # Past every arm's capacity, the overload rate's queue was drained, not cut off.
+    past = list(read["rates"].values())[-1]
+    assert past["rps"] > max(capacities.values())
+    assert past["arms"]["v1"]["served_rps"] < past["rps"]
+
+    assert "READ: over the baseline" in result.stdout
+    assert (run_dir / "latency.svg").read_text().count("<svg") == 1
+    assert "knee, v2" in (run_dir / "report.md").read_text()
+    (run_dir / "report.md").unlink()
+    rebuilt = run_runner("report", str(run_dir), "--results-dir", str(tmp_path))
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "Beside the tail" in (run_dir / "report.md").read_text()
+
+
+def test_a_rate_the_generator_cannot_hold_is_refused_in_one_line(tmp_path: Path) -> None:
+    before = lab_processes()
+    results_dir = tmp_path / "results"
+    result = run_runner(
+        "latency", "--rates", "100,1000000", *port_options(), "--results-dir", str(results_dir)
+    )
+    assert result.returncode == 1
+    line = result.stderr.strip().splitlines()[-1]  # after the progress lines
+    # Past what it held, or past the highest rate it was tried at (which it held).
+    assert "--rates: 1,000,000 r/s is past " in line
+    assert "refusing it rather than measuring a closed loop" in line
+    assert "capacity" not in result.stdout + result.stderr  # no arm was started
+    assert leftover_processes(before) == {}
+    assert not results_dir.exists()  # nothing measured: no run folder, no results/
+
+
+def test_ctrl_c_mid_run_stops_the_generator_and_the_arms(tmp_path: Path) -> None:
+    before = lab_processes()
+    returncode, stderr = interrupted_run(
+        "latency",
+        *port_options(),
+        "--results-dir",
+        str(tmp_path),
+        once_started="commons.probes.gc_pauses:app",  # an arm, inside the collection probe
+    )
+    assert returncode == 130
+    assert "Traceback" not in stderr
+    assert leftover_processes(before) == {}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--fractions", "0"], "0: a fraction of the capacity must be above 0 and at most 1"),
+        (["--fractions", "0.5,half"], "'half' is not a number"),
+        (["--fractions", "0.5,0.5"], "names a value twice"),
+        (["--rates", "-5"], "a rate must be above 0"),
+        (["--rounds", "3"], "3 is below 6"),
+        (["--window", "0.2"], "between 1 and 60 seconds"),
+        (["--arrivals", "bursty"], "invalid choice: 'bursty'"),
+        (["--scenarios", "read,delete"], "choose from read, synthetic, write"),
+    ],
+)
+def test_latency_option_errors_are_one_line(arguments: list[str], message: str) -> None:
+    result = run_runner("latency", *arguments)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
