@@ -16,8 +16,7 @@ from loadtest.analysis.latency import (
     percentile_of,
     round_counts,
 )
-from loadtest.load.open_loop.generator import new_histogram
-from loadtest.load.open_loop.histograms import decoded, merged
+from loadtest.load.open_loop.histograms import decoded, merged, new_histogram
 
 FRACTIONS = (0.5, 0.9, 0.99, 0.999, 1.0)
 

@@ -14,8 +14,8 @@ import pytest
 from hdrh.histogram import HdrHistogram
 
 from harness_tests.runner import free_port
+from loadtest.lab.asgi_server import asgi_server
 from loadtest.lab.errors import LabError
-from loadtest.load.calibration import asgi_server
 from loadtest.load.open_loop.arrivals import arrival_offsets
 from loadtest.load.open_loop.client import ClosedWindow, OpenLoopGenerator, OpenWindow
 from loadtest.load.open_loop.histograms import decoded, max_ms, percentile_ms

@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from harness_tests.runner import free_port
+from loadtest.lab.asgi_server import asgi_server
 from loadtest.lab.processes import child_environment
-from loadtest.load.calibration import asgi_server
 
 LOADTEST_DIR = Path(__file__).resolve().parents[3]  # where `harness_tests` is importable from
 GARBAGE_APP = "harness_tests.modes.latency.garbage_app:app"

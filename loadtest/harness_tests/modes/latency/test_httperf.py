@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness_tests.runner import free_port
+from loadtest.lab.asgi_server import asgi_server
 from loadtest.lab.errors import LabError
-from loadtest.load.calibration import asgi_server
 from loadtest.modes.latency import httperf
 from loadtest.modes.latency.httperf import (
     WHAT_HTTPERF_MEASURES,

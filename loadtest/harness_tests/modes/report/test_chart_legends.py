@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 
 from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
 from loadtest.modes.benchmark import charts as benchmark_charts
+from loadtest.modes.latency.report import latency_figure
 from loadtest.modes.registry import KINDS
 from loadtest.modes.scale.report import growth_figure
 from loadtest.modes.sweep.report import gain_figure
@@ -72,6 +73,7 @@ CHARTS: list[tuple[str, Callable[[], Figure], set[str]]] = [
         {"v1", "v2", "v2-latest"},
     ),
     ("workers", lambda: workers_figure(fixture("workers")), {"v1", "v2"}),
+    ("latency", lambda: latency_figure(fixture("latency")), {"v1", "v2"}),
 ]
 
 

@@ -21,11 +21,21 @@ REBUILT = {
     "scale": {"report.md", "report.html", "scale.svg"},
     "sweep": {"report.md", "report.html", "sweep.svg"},
     "workers": {"report.md", "report.html", "workers.svg"},
+    "latency": {"report.md", "report.html", "latency.svg"},
 }
 
 
 def test_there_is_an_old_run_of_every_kind() -> None:
-    assert KINDS == ["benchmark", "ladder", "micro", "profile", "scale", "sweep", "workers"]
+    assert KINDS == [
+        "benchmark",
+        "latency",
+        "ladder",
+        "micro",
+        "profile",
+        "scale",
+        "sweep",
+        "workers",
+    ]
 
 
 @pytest.mark.parametrize("kind", KINDS)

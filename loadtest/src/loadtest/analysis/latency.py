@@ -170,7 +170,8 @@ def ratio_figure(
 def knee_of(rates: Sequence[float], p99s: Sequence[float | None]) -> float | None:
     """The rate at which p99 first passes KNEE_FACTOR times its value at the lowest rate,
     interpolated between the two measured rates around it on log scales; None if it never does
-    (the knee lies past the highest rate measured)."""
+    (the knee lies past the highest rate measured). A rate with no p99 (every request there
+    failed) has passed it: the knee is that rate."""
     if not p99s or p99s[0] is None or p99s[0] <= 0:
         return None
     threshold = KNEE_FACTOR * p99s[0]
@@ -178,7 +179,7 @@ def knee_of(rates: Sequence[float], p99s: Sequence[float | None]) -> float | Non
     for index in range(1, len(rates)):
         value = p99s[index]
         if value is None:
-            continue
+            return rates[index]
         if value <= threshold:
             below_rate, below = rates[index], value
             continue
@@ -219,7 +220,9 @@ def knee_with_interval(
     estimate = knee_of(rates, p99s)
     generator = np.random.default_rng(seed)
     knees: list[float] = []
-    enough = all(len(counts.rounds) >= 2 for _, counts in by_rate)
+    # Resampling fewer rounds than MIN_PAIRS_FOR_CI at any rate gives an interval of a handful of
+    # distinct resamples: none.
+    enough = all(len(counts.rounds) >= MIN_PAIRS_FOR_CI for _, counts in by_rate)
     for _ in range(resamples if enough else 0):
         drawn = [
             counts.percentile_ms(

@@ -3,6 +3,7 @@ generator goes), send it windows one at a time, read each window's figures back.
 
 import json
 import os
+import select
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -18,6 +19,9 @@ from loadtest.load.plan import Request
 # How long a window may go on after its last due time while its answers come in (past an
 # arm's capacity, its queue); whatever is still out then is counted as a failure.
 DRAIN_S = 30.0
+# Beyond a window's duration and drain bound, how long the harness waits for the generator's
+# answer before it takes the generator for hung.
+ANSWER_GRACE_S = 60.0
 # The generator shares its CPU with PostgreSQL: at an ordinary priority, a request due while a
 # query runs waits for the CPU (1% of requests went out 4-12 ms late at 90% of v1's READ
 # capacity on a 2-vCPU VM), and that wait is counted against the server. Under the real-time
@@ -41,6 +45,7 @@ class OpenWindow:
     settle_s: float = 0.0
     connections: int = 64  # the cap on requests in flight
     drain_s: float = DRAIN_S
+    close_each: bool = False  # a new connection per request, closed after its answer
 
     def command(self) -> dict[str, Any]:
         return {"op": "open", **asdict(self), "request": self.request.as_dict()}
@@ -56,6 +61,7 @@ class ClosedWindow:
     duration_s: float
     connections: int = 10
     settle_s: float = 0.0
+    drain_s: float = DRAIN_S
 
     def command(self) -> dict[str, Any]:
         return {"op": "closed", **asdict(self), "request": self.request.as_dict()}
@@ -126,6 +132,13 @@ class OpenLoopGenerator:
             process.stdin.flush()
         except BrokenPipeError:
             raise LabError(f"the open-loop generator has exited: {self.last_log_line()}") from None
+        bound_s = window.duration_s + window.drain_s + ANSWER_GRACE_S
+        ready, _, _ = select.select([process.stdout], [], [], bound_s)
+        if not ready:
+            raise LabError(
+                f"the open-loop generator did not answer within {bound_s:.0f} s of a "
+                f"{window.duration_s:g} s window: {self.last_log_line()}"
+            )
         line = process.stdout.readline()
         if not line:
             raise LabError(f"the open-loop generator has exited: {self.last_log_line()}")

@@ -23,34 +23,20 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-from hdrh.histogram import HdrHistogram
 
 from loadtest.load.open_loop.arrivals import arrival_offsets
+from loadtest.load.open_loop.histograms import encoded, new_histogram, record_us
 from loadtest.load.plan import JSON_HEADERS, Request
 
-# Latencies in microseconds, 1 µs to 10 minutes, to 3 significant digits (HdrHistogram's usual
-# precision: a value is known within 0.1%).
-LOWEST_US = 1
-HIGHEST_US = 600_000_000
-SIGNIFICANT_DIGITS = 3
 # The schedule starts this long after the command arrives: time to start the scheduling thread.
 LEAD_S = 0.02
 # Python switches threads every 5 ms by default: the scheduling thread, woken at a due time,
 # would wait that long for the interpreter whenever the event loop is busy parsing an answer.
 SWITCH_INTERVAL_S = 0.0002
 UNFINISHED = "unfinished when the drain bound ran out"
-
-
-def new_histogram() -> HdrHistogram:
-    return HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS)
-
-
-def record_us(histogram: HdrHistogram, seconds: float) -> None:
-    histogram.record_value(min(HIGHEST_US, max(LOWEST_US, round(seconds * 1_000_000))))
-
-
-def encoded(histogram: HdrHistogram) -> str:
-    return histogram.encode().decode("ascii")
+# An idle connection is closed by the client after this long: below uvicorn's 5 s keep-alive,
+# so the server never closes one under a request being sent on it.
+KEEPALIVE_S = 4.5
 
 
 def keep_schedule(
@@ -72,20 +58,22 @@ def keep_schedule(
 
 class Generator:
     """The generator's state between commands: one pool of connections per server, kept open
-    across windows so a window does not pay for the connections of the one before."""
+    across windows while idle less than KEEPALIVE_S (past it, the next window's first requests,
+    in its settling time, open them again)."""
 
     def __init__(self) -> None:
-        self.sessions: dict[tuple[str, int], aiohttp.ClientSession] = {}
+        self.sessions: dict[tuple[str, int, bool], aiohttp.ClientSession] = {}
 
-    def session(self, url: str, connections: int) -> aiohttp.ClientSession:
+    def session(self, url: str, connections: int, close_each: bool) -> aiohttp.ClientSession:
         parts = urlsplit(url)
-        key = (parts.netloc, connections)
+        key = (parts.netloc, connections, close_each)
         if key not in self.sessions:
-            connector = aiohttp.TCPConnector(
-                limit=connections,
-                # Below uvicorn's 5 s keep-alive: the client closes an idle connection before
-                # the server can close it under a request being sent on it.
-                keepalive_timeout=3,
+            # A connection per request (httperf's way, for the check against it), or kept
+            # open while idle less than KEEPALIVE_S.
+            connector = (
+                aiohttp.TCPConnector(limit=connections, force_close=True)
+                if close_each
+                else aiohttp.TCPConnector(limit=connections, keepalive_timeout=KEEPALIVE_S)
             )
             self.sessions[key] = aiohttp.ClientSession(
                 connector=connector,
@@ -103,8 +91,10 @@ class Generator:
         """One request and the cheap check of its answer: (what is wrong or None, when it
         ended)."""
         request = Request(**command["request"])
-        session = self.session(command["url"], command["connections"])
         try:
+            session = self.session(
+                command["url"], command["connections"], command.get("close_each", False)
+            )
             async with session.request(
                 request.method,
                 command["url"],
@@ -113,7 +103,9 @@ class Generator:
             ) as response:
                 content = await response.read()
                 problem = request.problem(response.status, content)
-        except (TimeoutError, aiohttp.ClientError, OSError) as error:
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any failure is a failed request, by its name
             problem = f"{type(error).__name__}: {error}".strip(": ")
         return problem, time.perf_counter()
 
@@ -130,20 +122,28 @@ class Generator:
         failures: Counter[str] = Counter()
         tasks: set[asyncio.Task[None]] = set()
         state = {"in_flight": 0, "waited": 0, "counted": 0, "served": 0, "last_end": 0.0}
+        counted_tasks: set[asyncio.Task[None]] = set()
         start = time.perf_counter() + LEAD_S
         count_from = start + command["settle_s"]
         end = start + command["duration_s"]
 
         async def request(due: float, counted: bool) -> None:
+            # How late the request started: the scheduling thread's wake-up, the hand-over to
+            # the loop and the loop's turn to run it (the write itself follows at once, or
+            # after a wait for a free connection, which is counted apart).
+            if counted:
+                record_us(lateness, time.perf_counter() - due)
             try:
                 problem, ended = await self.send(command)
             finally:
                 state["in_flight"] -= 1
             state["last_end"] = max(state["last_end"], time.perf_counter())
+            # Served: every answer that came back right in the counted span, whenever it was
+            # due (past capacity, those due in the settling time are answered in the span).
+            if problem is None and count_from <= ended <= end:
+                state["served"] += 1
             if not counted:
                 return
-            if count_from <= ended <= end:
-                state["served"] += 1
             if problem is not None:
                 failures[problem] += 1
             else:
@@ -153,7 +153,6 @@ class Generator:
             counted = due >= count_from
             if counted:
                 state["counted"] += 1
-                record_us(lateness, time.perf_counter() - due)
                 if state["in_flight"] >= connections:
                     state["waited"] += 1
             # Counted here, not when the task first runs: several due times can fire in one
@@ -162,6 +161,8 @@ class Generator:
             task = loop.create_task(request(due, counted))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
+            if counted:
+                counted_tasks.add(task)
 
         scheduled = asyncio.Event()
         thread = threading.Thread(
@@ -174,7 +175,7 @@ class Generator:
             _, left = await asyncio.wait(set(tasks), timeout=command["drain_s"])
             for task in left:
                 task.cancel()
-            unfinished = len(left)
+            unfinished = len(left & counted_tasks)
             if left:
                 await asyncio.wait(left)
         if unfinished:
@@ -213,7 +214,15 @@ class Generator:
                 else:
                     record_us(latency, ended - sent)
 
-        await asyncio.gather(*(user() for _ in range(command["connections"])))
+        users = [asyncio.ensure_future(user()) for _ in range(command["connections"])]
+        # A server that stops answering must not hold the run: what is still out after the
+        # drain bound is a failure.
+        _, left = await asyncio.wait(users, timeout=command["duration_s"] + command["drain_s"])
+        for task in left:
+            task.cancel()
+        if left:
+            await asyncio.wait(left)
+            failures[UNFINISHED] += len(left)
         counted_s = end - count_from
         return {
             "completed": latency.get_total_count(),

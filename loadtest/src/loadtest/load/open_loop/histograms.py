@@ -5,7 +5,23 @@ from collections.abc import Iterable
 
 from hdrh.histogram import HdrHistogram
 
-from loadtest.load.open_loop.generator import new_histogram
+# Latencies in microseconds, 1 µs to 10 minutes, to 3 significant digits (HdrHistogram's usual
+# precision: a value is known within 0.1%).
+LOWEST_US = 1
+HIGHEST_US = 600_000_000
+SIGNIFICANT_DIGITS = 3
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS)
+
+
+def record_us(histogram: HdrHistogram, seconds: float) -> None:
+    histogram.record_value(min(HIGHEST_US, max(LOWEST_US, round(seconds * 1_000_000))))
+
+
+def encoded(histogram: HdrHistogram) -> str:
+    return histogram.encode().decode("ascii")
 
 
 def decoded(text: str) -> HdrHistogram:

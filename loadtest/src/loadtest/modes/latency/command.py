@@ -8,8 +8,10 @@ from pathlib import Path
 from rich.console import Console
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
+from loadtest.lab.errors import LabError
 from loadtest.load.open_loop.arrivals import PROCESSES
 from loadtest.load.scenarios import SCENARIO_NAMES
+from loadtest.modes.latency.httperf import HTTPERF_ELSEWHERE, HTTPERF_SCENARIO
 from loadtest.modes.latency.settings import (
     LATENCY_APPS,
     QUICK_ROUNDS,
@@ -45,7 +47,7 @@ def number_list(what: str, low: float, high: float) -> Callable[[str], tuple[flo
                 raise argparse.ArgumentTypeError(f"{part!r} is not a number") from None
             if not low < number <= high:
                 raise argparse.ArgumentTypeError(
-                    f"{number:g}: {what} must be above {low:g} and at most {high:g}"
+                    f"{number:g}: {what} must be above {low:g} and at most {high:,g}"
                 )
             numbers.append(number)
         if len(set(numbers)) != len(numbers):
@@ -63,8 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "each request's latency from its due time, so a stall is charged to every request that "
         "should have gone out during it. The rates are fractions of the baseline arm's "
         "capacity, measured first; at each, rounds of one window per arm alternate which arm "
-        "goes first, and each arm's windows are pooled into one histogram. Then one rate "
-        "between the arms' capacities and one past them all, last. The load generator's own "
+        "goes first, and each arm's windows are pooled into one histogram. Then, last, one rate "
+        "between the arms' capacities (where the fastest arm's is at least 1.2 times the "
+        "baseline's) and one past them all. The load generator's own "
         "limit on a near-free endpoint is measured before anything else, and a rate past it "
         f"is refused. About 8 minutes with the defaults ({defaults.pairs} rounds of "
         f"{defaults.window_s:g} s windows per rate), 3 with --quick. Results go to "
@@ -84,20 +87,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{','.join(defaults.scenarios)}; each one adds about as long again)",
     )
     add_apps(parser, LATENCY_APPS)
-    parser.add_argument(
+    rates = parser.add_mutually_exclusive_group()
+    rates.add_argument(
         "--fractions",
         type=number_list("a fraction of the capacity", 0, 1),
         default=defaults.fractions,
         help="the paired rates as fractions of the baseline arm's measured capacity, "
         f"comma-separated (default {','.join(f'{f:g}' for f in defaults.fractions)})",
     )
-    parser.add_argument(
+    rates.add_argument(
         "--rates",
         type=number_list("a rate", 0, 1_000_000),
         default=(),
         metavar="R/S,...",
-        help="absolute rates (requests per second) in place of --fractions; a rate the load "
-        "generator cannot hold on this machine is refused before any arm starts",
+        help="absolute rates (requests per second) in place of --fractions: those below the "
+        "baseline's capacity are paired, those at or past it run last with the overload rates "
+        "(which still run); a rate the load generator cannot hold on this machine is refused "
+        "before any arm starts",
     )
     parser.add_argument(
         "--rounds",
@@ -128,13 +134,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-overload",
         action="store_true",
-        help="skip the overload rates (between the capacities and past them)",
+        help="skip the overload rates (between the capacities and past them; the knee then "
+        "lies past the highest paired rate unless one of those passes it)",
     )
     parser.add_argument(
         "--httperf",
         action="store_true",
-        help="an independent check: httperf (apt-get install httperf) at the paired rate "
-        "nearest 50%% of the baseline's capacity, its p50/p99 beside the lab's",
+        help="an independent check on READ synthetic (add it to --scenarios): at the paired "
+        "rate nearest 50%% of the baseline's capacity, httperf (Debian's package, installed if "
+        "missing) and the lab's generator, each with a connection per request, p50/p99 side "
+        "by side",
     )
     add_ports(parser)
     add_results_dir(parser)
@@ -143,6 +152,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def settings_from(arguments: argparse.Namespace) -> LatencySettings:
     defaults = LatencySettings()
+    if arguments.httperf and HTTPERF_SCENARIO not in arguments.scenarios:
+        raise LabError(
+            f"--httperf: {HTTPERF_ELSEWHERE}; add it: --scenarios "
+            f"{','.join((*arguments.scenarios, HTTPERF_SCENARIO))}"
+        )
     rounds = arguments.rounds or (QUICK_ROUNDS if arguments.quick else defaults.pairs)
     window_s = arguments.window or (QUICK_WINDOW_S if arguments.quick else defaults.window_s)
     return replace(

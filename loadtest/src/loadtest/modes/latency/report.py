@@ -13,6 +13,7 @@ from loadtest.output.charts import Axes, Figure, colour, legend_outside, plt, to
 from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import (
+    FLAG_MARK,
     format_number,
     format_ratio,
     markdown_table,
@@ -27,9 +28,10 @@ NOTE = (
     "it. Each arm's windows at a rate are pooled; p50/p90/p99 in ms with their 95% intervals "
     "in brackets, from resampling the rounds (the same rounds for every arm); ratios are the "
     "arm's pooled percentile over the baseline's, below 1 where the arm is faster. p99.9 and "
-    "max stand on the samples named. Served: answers a second during the windows, beside the "
-    "rate offered. Knee: the rate at which an arm's p99 passes ten times its p99 at the lowest "
-    "rate."
+    "max stand on the samples named, and all of them on the requests answered (failures are "
+    "flagged). Arrived / served: requests due, and answered, a second in the counted spans. "
+    "Knee: the rate at which an arm's p99 passes ten times its p99 at the lowest rate, "
+    "interpolated on log scales between the rates measured around it."
 )
 
 
@@ -58,7 +60,7 @@ def arm_rows(scenario: dict[str, Any], arm: str) -> list[list[str]]:
         rows.append(
             [
                 rate_name(rate),
-                f"{found['sent_rps']:,.0f} / {found['served_rps']:,.0f}",
+                f"{found['arrival_rps']:,.0f} / {found['served_rps']:,.0f}",
                 ms(found["p50"]),
                 ms(found["p90"]),
                 ms(found["p99"]),
@@ -69,7 +71,16 @@ def arm_rows(scenario: dict[str, Any], arm: str) -> list[list[str]]:
     return rows
 
 
-ARM_HEADER = ["rate", "sent / served r/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms"]
+ARM_HEADER = ["rate", "arrived / served r/s", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms"]
+
+
+def ratio_text(ratio: dict[str, Any] | None, stage: str) -> str:
+    """A ratio with its interval, ⚠ where the run flagged it (by the latency mode's limits; an
+    overload rate's two rounds give no interval, and are not flagged for it)."""
+    text = format_ratio(ratio, mark=False)
+    if ratio and ratio.get("flags") and stage == "paired":
+        text += FLAG_MARK
+    return text
 
 
 def ratio_table(scenario: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -82,7 +93,7 @@ def ratio_table(scenario: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     rows = []
     for rate in scenario["rates"].values():
         cells = [
-            format_ratio(rate["ratios"].get(name, {}).get(percentile))
+            ratio_text(rate["ratios"].get(name, {}).get(percentile), rate["stage"])
             for name in comparisons
             for percentile in ("p50", "p90", "p99")
         ]
@@ -148,13 +159,14 @@ def httperf_title(scenario: dict[str, Any]) -> str | None:
         return f"{scenario['label']}: no httperf check ({check['skipped']})"
     return (
         f"{scenario['label']}: httperf at {check['rate']} ({check['rps']:,.0f} r/s, "
-        f"{check['duration_s']:g} s per arm), beside the lab's figures at that rate"
+        f"{check['duration_s']:g} s per arm and tool), beside the lab's generator"
     )
 
 
 HTTPERF_CAPTION = (
-    "httperf opens a connection per request and starts its clock when it sends, not at the "
-    "due time; its percentiles are 1 ms bucket midpoints. They agree when within "
+    "Both tools open a connection per request here, one after the other at the same rate; "
+    "httperf starts its clock when it opens the connection, the lab's generator at the due "
+    "time; httperf's percentiles are 1 ms bucket midpoints. They agree when within "
     f"{HTTPERF_TOLERANCE_MS:g} ms or {HTTPERF_TOLERANCE_SHARE:.0%} of the lab's figure."
 )
 

@@ -26,11 +26,10 @@ from loadtest.load.plan import Request
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.benchmark.verify import verify_scenario
 from loadtest.modes.latency.arms import ArmReader, collections_between, start_probed_arm
-from loadtest.modes.latency.httperf import run_httperf
+from loadtest.modes.latency.httperf import HTTPERF_ELSEWHERE, HTTPERF_SCENARIO, run_httperf
 from loadtest.modes.latency.rates import (
-    CEILING_STEPS,
-    CEILING_WINDOW_S,
     PlannedRate,
+    ceiling_seconds,
     measure_generator,
     plan_rates,
     refusal,
@@ -44,7 +43,7 @@ KIND = "latency"
 LOAD_SIDE = ("the open-loop generator", "PostgreSQL", "the runner")
 # Seconds a run spends that are not windows: starting the database and the arms, verifying.
 START_S = 15.0
-HTTPERF_S = 20.0  # per arm: enough connections for a p99 (2,000 at 100 r/s)
+HTTPERF_S = 20.0  # per arm and tool: enough requests for a p99 (2,000 at 100 r/s)
 
 
 def planned_seconds(settings: LatencySettings) -> float:
@@ -58,8 +57,7 @@ def planned_seconds(settings: LatencySettings) -> float:
         + settings.pairs * rates * settings.window_s
         + (2 * settings.overload_rounds * 2 * settings.window_s if settings.overload else 0)
     )
-    ceiling = len(CEILING_STEPS) * CEILING_WINDOW_S
-    return START_S + ceiling + len(settings.scenarios) * per_scenario
+    return START_S + ceiling_seconds() + len(settings.scenarios) * per_scenario
 
 
 def baseline_arm(settings: LatencySettings) -> str:
@@ -79,7 +77,7 @@ def run_latency(settings: LatencySettings, console: Console) -> Path:
                 cpus=pinning.load_cpus if pinning.enabled else None,
             )
         )
-        progress.begin("the load generator's limit (near-free endpoint)", 9.0)
+        progress.begin("the load generator's limit (near-free endpoint)", ceiling_seconds())
         with trivial_server(pinning, session.run_dir, session.environment) as url:
             limits = measure_generator(generator, url, settings)
         limits["priority"] = generator.priority
@@ -175,10 +173,22 @@ def measure_scenario(
             progress.tick()
             answer.pop("latency_us")
             capacity_windows.append({"arm": arm, "round": round_, **answer})
+    for measured in capacity_windows:
+        if measured["failures"]:
+            reason = max(measured["failures"], key=measured["failures"].__getitem__)
+            raise LabError(
+                f"{label}: {sum(measured['failures'].values())} requests to {measured['arm']} "
+                f"failed while its capacity was measured ({reason}); see its log in the run "
+                "folder"
+            )
     capacities = {
-        arm: median(window["served_rps"] for window in capacity_windows if window["arm"] == arm)
+        arm: median(
+            window["served_rps"] or 0 for window in capacity_windows if window["arm"] == arm
+        )
         for arm in arms
     }
+    if not all(capacities.values()):
+        raise LabError(f"{label}: an arm answered nothing while its capacity was measured")
     progress.note(
         f"{label}: capacity "
         + ", ".join(f"{arm} {rps:,.0f} r/s" for arm, rps in capacities.items())
@@ -198,7 +208,9 @@ def measure_scenario(
     httperf = None
     for index, rate in enumerate(rates):
         if rate.stage == "overload" and settings.httperf and httperf is None:
-            httperf = httperf_check(settings, name, apps, rates, capacities, progress, load_cpus)
+            httperf = httperf_check(
+                settings, name, apps, rates, capacities, progress, load_cpus, generator
+            )
         rounds = settings.pairs if rate.stage == "paired" else settings.overload_rounds
         progress.begin(
             f"{label}: {rate.label} ({rate.rps:,.0f} r/s, {rate.stage}), {rounds} rounds",
@@ -234,7 +246,9 @@ def measure_scenario(
                     }
                 )
     if settings.httperf and httperf is None:
-        httperf = httperf_check(settings, name, apps, rates, capacities, progress, load_cpus)
+        httperf = httperf_check(
+            settings, name, apps, rates, capacities, progress, load_cpus, generator
+        )
     return {
         "label": label,
         "httperf": httperf,
@@ -254,12 +268,19 @@ def httperf_check(
     capacities: dict[str, float],
     progress: ProgressDisplay,
     load_cpus: tuple[int, ...] | None,
+    generator: OpenLoopGenerator,
 ) -> dict[str, Any]:
-    """httperf against each arm at the paired rate nearest half the baseline's capacity, after
-    the paired rates (before the overload rates, which leave queues behind)."""
+    """At the paired rate nearest half the baseline's capacity, after the paired rates (before
+    the overload rates, which leave queues behind), per arm: the lab's generator with a
+    connection per request, then httperf (which opens one per request) for as long: the same
+    load on the server from two tools that share no code."""
     request = SCENARIOS[name].request
+    if name != HTTPERF_SCENARIO:
+        return {"skipped": HTTPERF_ELSEWHERE}
     paired = [rate for rate in rates if rate.stage == "paired"]
-    if request.method != "GET" or not paired:
+    if not paired:
+        return {"skipped": "no paired rate was measured"}
+    if request.method != "GET":
         return {
             "skipped": f"httperf sends GETs here; {SCENARIOS[name].label} is a {request.method}"
         }
@@ -267,10 +288,24 @@ def httperf_check(
     rate = min(paired, key=lambda rate: abs(rate.rps - half))
     progress.begin(
         f"{SCENARIOS[name].label}: httperf at {rate.label} ({rate.rps:,.0f} r/s)",
-        len(apps) * HTTPERF_S,
+        2 * len(apps) * HTTPERF_S,
     )
-    figures = {}
-    for arm, app in apps.items():
+    figures, lab = {}, {}
+    for index, (arm, app) in enumerate(apps.items()):
+        lab[arm] = generator.run(
+            OpenWindow(
+                app.base_url + request.path,
+                request,
+                rate.rps,
+                HTTPERF_S,
+                seed=settings.seed + 999_000 + index,
+                process=settings.process,
+                settle_s=settings.settle_s,
+                connections=settings.connections,
+                close_each=True,
+            )
+        )
+        progress.tick()
         figures[arm] = run_httperf(
             app.base_url,
             request.path,
@@ -280,7 +315,13 @@ def httperf_check(
             poisson=settings.process == "poisson",
         ).as_dict()
         progress.tick()
-    return {"rate": rate.label, "rps": rate.rps, "duration_s": HTTPERF_S, "arms": figures}
+    return {
+        "rate": rate.label,
+        "rps": rate.rps,
+        "duration_s": HTTPERF_S,
+        "arms": figures,
+        "lab_windows": lab,
+    }
 
 
 @contextmanager

@@ -3,6 +3,7 @@ timetable (longer windows than the throughput modes': a tail needs samples) and 
 
 from dataclasses import dataclass
 
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.load.open_loop.arrivals import Process
 from loadtest.load.settings import PairedLoadSettings
 
@@ -20,9 +21,9 @@ class LatencySettings(PairedLoadSettings):
     fractions: tuple[float, ...] = FRACTIONS
     # Absolute rates (r/s) in place of the fractions, when given.
     rates: tuple[float, ...] = ()
-    # Rounds per rate, each one window per arm, alternating which goes first: 15 rounds of 3 s
-    # windows are 45 s per arm and rate.
-    pairs: int = 15
+    # Rounds per rate, each one window per arm, alternating which goes first (an even number:
+    # each arm first as often): 14 rounds of 3 s windows are 42 s per arm and rate.
+    pairs: int = 14
     window_s: float = 3.0
     # The start of each window, sent but not counted: the arm's connections are reopened in it,
     # and the previous arm's last answers leave the CPU.
@@ -33,12 +34,13 @@ class LatencySettings(PairedLoadSettings):
     # The closed-loop capacity measurement: `users` requests in flight, `capacity_rounds`
     # rounds of one `capacity_window_s` window per arm.
     users: int = 10
-    capacity_rounds: int = 3
+    capacity_rounds: int = 4
     capacity_window_s: float = 2.0
     # After the paired rates: one rate between the arms' capacities and one past them all,
-    # `overload_rounds` windows per arm each, drained between windows.
+    # `overload_rounds` windows per arm each, drained between windows: 6, the fewest that give
+    # the knee (which reads the overload rates too) its interval.
     overload: bool = True
-    overload_rounds: int = 2
+    overload_rounds: int = MIN_PAIRS_FOR_CI
     httperf: bool = False  # the independent check with httperf, at the paired rate nearest 50%
     seed: int = 2026
     dataset_size: int = 10_000  # posts in the database, as in the benchmark
