@@ -44,6 +44,8 @@ LOAD_SIDE = ("the open-loop generator", "PostgreSQL", "the runner")
 # Seconds a run spends that are not windows: starting the database and the arms, verifying.
 START_S = 15.0
 HTTPERF_S = 20.0  # per arm and tool: enough requests for a p99 (2,000 at 100 r/s)
+# Turns of HTTPERF_S / HTTPERF_ROUNDS each: enough to resample for each tool's interval.
+HTTPERF_ROUNDS = 8
 
 
 def planned_seconds(settings: LatencySettings) -> float:
@@ -290,35 +292,47 @@ def httperf_check(
         f"{SCENARIOS[name].label}: httperf at {rate.label} ({rate.rps:,.0f} r/s)",
         2 * len(apps) * HTTPERF_S,
     )
-    figures, lab = {}, {}
-    for index, (arm, app) in enumerate(apps.items()):
-        lab[arm] = generator.run(
-            OpenWindow(
-                app.base_url + request.path,
-                request,
-                rate.rps,
-                HTTPERF_S,
-                seed=settings.seed + 999_000 + index,
-                process=settings.process,
-                settle_s=settings.settle_s,
-                connections=settings.connections,
-                close_each=True,
-            )
-        )
-        progress.tick()
-        figures[arm] = run_httperf(
-            app.base_url,
-            request.path,
-            rate.rps,
-            HTTPERF_S,
-            cpus=load_cpus,
-            poisson=settings.process == "poisson",
-        ).as_dict()
-        progress.tick()
+    window_s = HTTPERF_S / HTTPERF_ROUNDS
+    figures: dict[str, list[dict[str, Any]]] = {arm: [] for arm in apps}
+    lab: dict[str, list[dict[str, Any]]] = {arm: [] for arm in apps}
+    # Short turns, alternating which tool goes first: the arm's full collections (a few in 20 s,
+    # each setting a p99) fall on both tools alike, as they would not on 20 s each.
+    for round_ in range(HTTPERF_ROUNDS):
+        for index, (arm, app) in enumerate(apps.items()):
+            for tool in ("lab", "httperf") if round_ % 2 == 0 else ("httperf", "lab"):
+                if tool == "lab":
+                    lab[arm].append(
+                        generator.run(
+                            OpenWindow(
+                                app.base_url + request.path,
+                                request,
+                                rate.rps,
+                                window_s,
+                                seed=settings.seed + 999_000 + 10 * round_ + index,
+                                process=settings.process,
+                                settle_s=settings.settle_s,
+                                connections=settings.connections,
+                                close_each=True,
+                            )
+                        )
+                    )
+                else:
+                    figures[arm].append(
+                        run_httperf(
+                            app.base_url,
+                            request.path,
+                            rate.rps,
+                            window_s,
+                            cpus=load_cpus,
+                            poisson=settings.process == "poisson",
+                        ).as_dict()
+                    )
+                progress.tick()
     return {
         "rate": rate.label,
         "rps": rate.rps,
         "duration_s": HTTPERF_S,
+        "rounds": HTTPERF_ROUNDS,
         "arms": figures,
         "lab_windows": lab,
     }
