@@ -45,7 +45,7 @@ LIMITS = {
     "ceiling_is_a_floor": False,
     "steps": [
         {"rate": 2000, "held": True, "why_not": None},
-        {"rate": 4000, "held": False, "why_not": "1% of requests went out more than 3.10 ms late"},
+        {"rate": 4000, "held": False, "why_not": "1% of requests started more than 3.10 ms late"},
     ],
 }
 
@@ -55,7 +55,7 @@ def test_a_rate_past_the_ceiling_is_refused_with_the_step_that_failed() -> None:
     reason = refusal(2500, LIMITS)
     assert reason == (
         "2,500 r/s is past what the load generator holds on this machine: 2000 r/s on a "
-        "near-free endpoint (4000 r/s failed: 1% of requests went out more than 3.10 ms late)"
+        "near-free endpoint (4000 r/s failed: 1% of requests started more than 3.10 ms late)"
     )
     with pytest.raises(LabError, match="refusing it rather than measuring a closed loop"):
         refuse_asked_rates((100.0, 2500.0), LIMITS)

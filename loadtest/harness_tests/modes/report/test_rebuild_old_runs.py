@@ -28,8 +28,8 @@ REBUILT = {
 def test_there_is_an_old_run_of_every_kind() -> None:
     assert KINDS == [
         "benchmark",
-        "latency",
         "ladder",
+        "latency",
         "micro",
         "profile",
         "scale",

@@ -20,7 +20,7 @@ CEILING_STEPS = (250, 500, 1000, 2000, 4000, 8000)
 CEILING_WINDOW_S = 1.5
 CEILING_SETTLE_S = 0.25
 # A rate is held when the answers keep up with the requests actually sent, none failed, none
-# waited for a connection, and 99% of requests went out within LATE_LIMIT_MS of their due time.
+# waited for a connection, and 99% of requests started within LATE_LIMIT_MS of their due time.
 SERVED_SHARE = 0.97
 TRIVIAL_REQUEST = Request("GET", "/", prefix='{"posts":[]}')
 # Connections the generator may use against the near-free endpoint: its limit is its own, not
@@ -60,7 +60,7 @@ def why_not_held(answer: dict[str, Any], window_s: float) -> str | None:
     if answer["served_rps"] < SERVED_SHARE * sent_rps:
         return f"answers came back at {answer['served_rps']:.0f} r/s of {sent_rps:.0f} sent"
     if late["p99"] is not None and late["p99"] > LATE_LIMIT_MS:
-        return f"1% of requests went out more than {late['p99']:.2f} ms late"
+        return f"1% of requests started more than {late['p99']:.2f} ms late"
     return None
 
 

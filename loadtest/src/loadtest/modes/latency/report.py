@@ -207,9 +207,9 @@ def generator_lines(results: dict[str, Any]) -> list[str]:
         held = f"{'at least ' if limits['ceiling_is_a_floor'] else ''}{ceiling:,} r/s"
     late, latency = first["lateness_ms"], first["latency_ms"]
     lines = [
-        f"Load generator: holds {held} on a near-free endpoint (requests out within "
+        f"Load generator: holds {held} on a near-free endpoint (requests started within "
         f"{limits['late_limit_ms']:g} ms of their due time, answers keeping up). At "
-        f"{first['rate']} r/s its requests went out {format_number(late['p50'], 3)} ms late at "
+        f"{first['rate']} r/s its requests started {format_number(late['p50'], 3)} ms late at "
         f"the median and {format_number(late['p99'], 3)} ms at p99; the whole path to a "
         f"near-free endpoint took {format_number(latency['p50'], 2)} ms at the median, "
         f"{format_number(latency['p99'], 2)} ms at p99 (the floor under every latency here)."
@@ -351,7 +351,7 @@ def draw_scenario(ax: Axes, results: dict[str, Any], scenario: dict[str, Any]) -
             [value for _, value in late],
             color="#888888",
             linewidth=1,
-            label="generator sent late, p99",
+            label="generator started late, p99",
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -374,7 +374,7 @@ def latency_figure(results: dict[str, Any]) -> Figure:
 CHART_CAPTION = (
     "p99 (solid, with its 95% interval) and p50 (dashed) against the rate offered, log scales. "
     "Dotted vertical lines: each arm's capacity, measured closed-loop. Grey: how late the "
-    "load generator sent its requests (p99), the floor under every figure."
+    "load generator started its requests (p99), which every figure includes."
 )
 
 

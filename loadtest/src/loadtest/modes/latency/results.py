@@ -45,7 +45,7 @@ TAIL = {"p99.9": 0.999}
 
 
 def window_behind(window: dict[str, Any]) -> bool:
-    """The generator fell behind its schedule in the window: 1% of its requests went out more
+    """The generator fell behind its schedule in the window: 1% of its requests started more
     than LATE_LIMIT_MS late."""
     late = percentile_ms(decoded(window["lateness_us"]), 99)
     return late is not None and late > LATE_LIMIT_MS
@@ -287,7 +287,8 @@ def scenario_flags(figures: dict[str, Any]) -> list[str]:
                 flags.append(
                     f"{label} at {check['rate']}, {arm}: httperf's {name} "
                     f"{found['httperf_ms']:.1f} ms and the lab's {found['lab_ms']:.2f} ms differ "
-                    f"by more than {found['allowed_ms']:.1f} ms"
+                    f"by more than {found['allowed_ms']:.1f} ms, and their intervals over the "
+                    "turns do not overlap"
                 )
     for rate_label, rate in figures["rates"].items():
         for arm, found in rate["arms"].items():

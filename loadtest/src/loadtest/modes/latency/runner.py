@@ -128,7 +128,7 @@ def generator_line(limits: dict[str, Any]) -> str:
     )
     return (
         f"Load generator: holds {held} on a near-free endpoint; at {first['rate']} r/s its "
-        f"requests went out {first['lateness_ms']['p50']:.3f} ms late at the median, "
+        f"requests started {first['lateness_ms']['p50']:.3f} ms late at the median, "
         f"{first['lateness_ms']['p99']:.3f} ms at p99"
     )
 
