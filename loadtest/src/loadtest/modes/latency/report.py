@@ -76,7 +76,8 @@ ARM_HEADER = ["rate", "arrived / served r/s", "p50 ms", "p90 ms", "p99 ms", "p99
 
 def ratio_text(ratio: dict[str, Any] | None, stage: str) -> str:
     """A ratio with its interval, ⚠ where the run flagged it (by the latency mode's limits; an
-    overload rate's two rounds give no interval, and are not flagged for it)."""
+    overload rate's ratios are not: past capacity they compare queues that grow with the window,
+    and no interval makes them a service's figure)."""
     text = format_ratio(ratio, mark=False)
     if ratio and ratio.get("flags") and stage == "paired":
         text += FLAG_MARK
