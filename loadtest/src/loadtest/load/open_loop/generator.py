@@ -19,6 +19,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -56,6 +57,14 @@ def keep_schedule(
     loop.call_soon_threadsafe(finished.set)
 
 
+@dataclass(frozen=True)
+class Target:
+    request: Request
+    url: str
+    session: aiohttp.ClientSession
+    body: bytes | None
+
+
 class Generator:
     """The generator's state between commands: one pool of connections per server, kept open
     across windows while idle less than KEEPALIVE_S (past it, the next window's first requests,
@@ -87,19 +96,26 @@ class Generator:
         for session in self.sessions.values():
             await session.close()
 
-    async def send(self, command: dict[str, Any]) -> tuple[str | None, float]:
+    def target(self, command: dict[str, Any]) -> Target:
+        """What every request of a window sends, and where: read once, not per request."""
+        request = Request(**command["request"])
+        return Target(
+            request,
+            command["url"],
+            self.session(command["url"], command["connections"], command.get("close_each", False)),
+            request.body.encode() if request.body is not None else None,
+        )
+
+    async def send(self, target: Target) -> tuple[str | None, float]:
         """One request and the cheap check of its answer: (what is wrong or None, when it
         ended)."""
-        request = Request(**command["request"])
+        request = target.request
         try:
-            session = self.session(
-                command["url"], command["connections"], command.get("close_each", False)
-            )
-            async with session.request(
+            async with target.session.request(
                 request.method,
-                command["url"],
-                data=request.body.encode() if request.body is not None else None,
-                headers=JSON_HEADERS if request.body is not None else None,
+                target.url,
+                data=target.body,
+                headers=JSON_HEADERS if target.body is not None else None,
             ) as response:
                 content = await response.read()
                 problem = request.problem(response.status, content)
@@ -117,6 +133,7 @@ class Generator:
             process=command["process"],
         )
         connections = command["connections"]
+        target = self.target(command)
         loop = asyncio.get_running_loop()
         latency, lateness = new_histogram(), new_histogram()
         failures: Counter[str] = Counter()
@@ -134,7 +151,7 @@ class Generator:
             if counted:
                 record_us(lateness, time.perf_counter() - due)
             try:
-                problem, ended = await self.send(command)
+                problem, ended = await self.send(target)
             finally:
                 state["in_flight"] -= 1
             state["last_end"] = max(state["last_end"], time.perf_counter())
@@ -200,13 +217,14 @@ class Generator:
         server's capacity, with latency counted from each send."""
         latency = new_histogram()
         failures: Counter[str] = Counter()
+        target = self.target(command)
         start = time.perf_counter()
         count_from = start + command["settle_s"]
         end = start + command["duration_s"]
 
         async def user() -> None:
             while (sent := time.perf_counter()) < end:
-                problem, ended = await self.send(command)
+                problem, ended = await self.send(target)
                 if sent < count_from or ended > end:
                     continue
                 if problem is not None:
