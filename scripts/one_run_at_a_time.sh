@@ -45,7 +45,7 @@ describe_holder() {
 # Whether a run that holds the machine works in this checkout (with its environments).
 run_in_this_checkout() {
   local pid="" mode="" checkout="" since=""
-  IFS=$'\t' read -r pid mode checkout since <"$RUN_LOCK_FILE" 2>/dev/null || true
+  IFS=$'\t' read -r pid mode checkout since 2>/dev/null <"$RUN_LOCK_FILE" || true
   [ -n "$pid" ] && [ -d "/proc/$pid" ] && [ "$checkout" = "$(pwd -P)" ]
 }
 

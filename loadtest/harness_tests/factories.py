@@ -114,6 +114,7 @@ def make_run(
         acknowledged=acknowledged,
         failures=failed,
         warmup_requests=dict.fromkeys(arms, 20),
+        writes=scenario == "write",
     )
     if scenario == "write":
         run.new_rows = {

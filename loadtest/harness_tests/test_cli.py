@@ -144,6 +144,8 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         assert "minute" in help_text or "second" in help_text, name
         # The latency mode loads the benchmark's scenarios, and names them alike.
         shared = ("--scenarios",) if name == "latency" else ()
+        # compare runs the benchmark's protocol on a file's arms, repeats and all.
+        shared += ("--repeats",) if name == "compare" else ()
         if name != "benchmark":
             assert not [
                 option for option in benchmark_only if option in help_text and option not in shared
@@ -164,6 +166,8 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         "workers": "do not pin the servers to the apps' half of the CPUs and the runner, which "
         "calls them, to the other",
         "latency": "do not pin the apps, and the generator with PostgreSQL, to separate CPUs",
+        "compare": "do not pin the arms the run starts, and the load generator with PostgreSQL, "
+        "to separate CPUs",
     }
 
 

@@ -20,12 +20,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from loadtest.lab.apps import RunningApp, wait_for_health
 from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, prepare_schema
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import MemoryReading
 from loadtest.lab.paths import REPOSITORY_ROOT
+from loadtest.lab.services import RunningApp, wait_for_health
 
 COMPOSE_FILE = REPOSITORY_ROOT / "docker-compose.yml"
 HEALTHY_TIMEOUT_S = 120
@@ -196,7 +196,9 @@ def start_container_app(name: str, base_url: str, log_path: Path) -> RunningApp:
     service = ARMS[name].environment
     # A fresh process per cell, as in the local harness.
     container_id = up_healthy(service, recreate=True)[service]
-    versions = wait_for_health(base_url, is_alive=lambda: True, timeout_s=60, what=service)
+    versions = wait_for_health(
+        f"{base_url}/health", is_alive=lambda: True, timeout_s=60, what=service
+    )
     return RunningApp(
         name,
         base_url,

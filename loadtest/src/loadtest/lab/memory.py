@@ -31,7 +31,9 @@ def read_tree_memory(pid: int) -> MemoryReading:
 class PeakMemorySampler:
     """Samples memory in a background thread while load runs; keeps the peak of each."""
 
-    def __init__(self, read_memory: Callable[[], MemoryReading], interval_s: float = 0.5) -> None:
+    def __init__(
+        self, read_memory: Callable[[], MemoryReading | None], interval_s: float = 0.5
+    ) -> None:
         self.read_memory = read_memory
         self.interval_s = interval_s
         self.peak_rss_mib = 0.0
@@ -57,6 +59,8 @@ class PeakMemorySampler:
             try:
                 reading = self.read_memory()
             except Exception:  # noqa: BLE001 - the app went away; the cell reports it
+                return
+            if reading is None:  # nothing of it can be read (a service reached by URL)
                 return
             self.peak_rss_mib = max(self.peak_rss_mib, reading.rss_mib)
             if reading.uss_mib is not None:

@@ -7,11 +7,16 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from loadtest.lab.arms import baseline_of, comparisons
+from loadtest.lab.apps import lab_service
+from loadtest.lab.arms import ARMS, baseline_of, comparisons
+from loadtest.lab.services import Service
 
 # In a scenario's body, the arm's name: each arm writes rows of its own, so the rows an arm
 # stored can be counted against the writes it acknowledged while the arms share a table.
 ARM_PLACEHOLDER = "{arm}"
+# In a scenario's body, a number unique to each request (of every run), so writes that must not
+# collide (a unique title, a key) do not: locustfiles/checked.py fills it in.
+COUNTER_PLACEHOLDER = "{n}"
 # Sent with every JSON body (what locust sends with `json=`).
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 
@@ -32,6 +37,8 @@ class Request:
     count: int | None = None  # how often `marker` occurs in a right answer
     item: str = "item"  # what a marker marks, in the failure's words
     exact: str | None = None  # the whole of a right answer
+    # Sent besides JSON_HEADERS (which go with a body), as (name, value) pairs.
+    headers: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if (self.marker is None) != (self.count is None):
@@ -49,8 +56,23 @@ class Request:
             return f"expected {self.exact}"
         return None
 
+    @property
+    def numbered(self) -> bool:
+        """Whether each request fills in its own number (COUNTER_PLACEHOLDER)."""
+        return self.body is not None and COUNTER_PLACEHOLDER in self.body
+
+    def header_dict(self) -> dict[str, str] | None:
+        """What goes with the request: JSON_HEADERS with a body, then the scenario's own."""
+        headers = {**(JSON_HEADERS if self.body is not None else {}), **dict(self.headers)}
+        return headers or None
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, entry: dict[str, Any]) -> "Request":
+        headers = tuple((name, value) for name, value in entry.pop("headers", ()))
+        return cls(**entry, headers=headers)
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,13 @@ class Scenario:
     name: str
     label: str
     request: Request  # its body may name the arm (ARM_PLACEHOLDER)
+    # What the verification before timing asks of an answer besides the status: the JSON
+    # fields it must have (dotted for nested ones), the fields whose value may differ between
+    # arms (an id, a time of writing: compared by type only), and for a write the path its row
+    # is read back on ("{field}" filled from the answer).
+    fields: tuple[str, ...] = ()
+    vary: tuple[str, ...] = ()
+    read_back: str | None = None
 
     @property
     def path(self) -> str:
@@ -74,13 +103,22 @@ class Scenario:
 
 @dataclass(frozen=True)
 class PairedPlan:
-    """The arms a paired mode loads, the scenarios it loads them with, and the ratios it
-    reports: each arm over the baseline, and the extra comparisons its arms declare."""
+    """The arms a paired mode loads, how each is started or reached, the scenarios it loads
+    them with, and the ratios it reports: each arm over the baseline, and the extra
+    comparisons its arms declare. The lab's modes fill it from the registry (plan_lab_arms),
+    `compare` from a user's file (modes/compare/file.py): one structure, one path."""
 
     arms: tuple[str, ...]
     scenarios: tuple[Scenario, ...]
     baseline: str | None
     comparisons: tuple[tuple[str, str], ...]  # (arm, reference)
+    services: tuple[Service, ...] = ()  # per arm, in the arms' order
+
+    def service(self, arm: str) -> Service:
+        for service in self.services:
+            if service.name == arm:
+                return service
+        raise KeyError(f"the plan has no service {arm!r}")
 
     def scenario(self, name: str) -> Scenario:
         for scenario in self.scenarios:
@@ -89,9 +127,18 @@ class PairedPlan:
         raise KeyError(f"the plan has no scenario {name!r}")
 
 
-def plan_lab_arms(arms: tuple[str, ...], scenarios: tuple[Scenario, ...]) -> PairedPlan:
-    """The plan for arms of the lab's registry (commons/arms.py): v1 is the baseline."""
-    return PairedPlan(arms, scenarios, baseline_of(arms), tuple(comparisons(arms)))
+def plan_lab_arms(
+    arms: tuple[str, ...],
+    scenarios: tuple[Scenario, ...],
+    ports: dict[str, int] | None = None,
+    workers: int = 1,
+) -> PairedPlan:
+    """The plan for arms of the lab's registry (commons/arms.py): v1 is the baseline; each arm
+    started on its port (`ports`, or its default) with `workers` uvicorn workers."""
+    services = tuple(
+        lab_service(arm, (ports or {}).get(arm, ARMS[arm].port), workers) for arm in arms
+    )
+    return PairedPlan(arms, scenarios, baseline_of(arms), tuple(comparisons(arms)), services)
 
 
 @dataclass(frozen=True)
@@ -118,6 +165,6 @@ def write_slot_loads(path: Path, loads: dict[str, SlotLoad]) -> None:
 
 def read_slot_loads(path: Path) -> dict[str, SlotLoad]:
     return {
-        slot: SlotLoad(Request(**entry["request"]), entry["users"])
+        slot: SlotLoad(Request.from_dict(entry["request"]), entry["users"])
         for slot, entry in json.loads(path.read_text()).items()
     }

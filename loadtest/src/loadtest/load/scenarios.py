@@ -28,14 +28,27 @@ def post_list(path: str, posts: int) -> Request:
     )
 
 
+# What examples/lab.toml declares too (a test says the two plans are equal): the fields a
+# verification asks for, and for WRITE the fields that differ between arms and its read-back.
+POST_LIST_FIELDS = ("posts",)
+# READ synthetic's posts are built per request, their times from the clock.
+SYNTHETIC_TIMES = ("published_at", "updated_at")
+POST_FIELDS = ("id", "title", "content", "published_at", "updated_at", "is_published")
 SCENARIOS = {
     scenario.name: scenario
     for scenario in (
-        Scenario("read", "READ", post_list(f"/posts?per_page={READ_PER_PAGE}", READ_PER_PAGE)),
+        Scenario(
+            "read",
+            "READ",
+            post_list(f"/posts?per_page={READ_PER_PAGE}", READ_PER_PAGE),
+            fields=POST_LIST_FIELDS,
+        ),
         Scenario(
             "synthetic",
             "READ synthetic",
             post_list(f"/posts_synthetic?per_page={READ_PER_PAGE}", READ_PER_PAGE),
+            fields=POST_LIST_FIELDS,
+            vary=SYNTHETIC_TIMES,
         ),
         Scenario(
             "write",
@@ -47,6 +60,9 @@ SCENARIOS = {
                 status=201,
                 prefix='{"id":',
             ),
+            fields=POST_FIELDS,
+            vary=("id", "updated_at"),
+            read_back="/posts/{id}",
         ),
     )
 }

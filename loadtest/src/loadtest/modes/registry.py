@@ -69,6 +69,7 @@ MODES: dict[str, Mode] = {
         Mode("shapes", kind="shapes"),
         Mode("workers", kind="workers"),
         Mode("latency", kind="latency"),
+        Mode("compare", kind="compare"),
         Mode("report", holds_the_machine=False),  # reads results.json: starts nothing
         Mode("losses", holds_the_machine=False),  # reads results.json too
         Mode("up"),

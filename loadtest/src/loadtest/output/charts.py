@@ -29,8 +29,15 @@ LEGEND_FONTSIZE = 10
 VALUE_OFFSET_PT = 7
 
 
+# An arm of a compare file that the registry does not name: a colour picked by its name, so it
+# keeps it from run to run.
+OTHER_COLOURS = (OTHER_COLOUR, "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd")
+
+
 def colour(arm: str) -> str:
-    return ARMS[arm].colour if arm in ARMS else OTHER_COLOUR
+    if arm in ARMS:
+        return ARMS[arm].colour
+    return OTHER_COLOURS[sum(arm.encode()) % len(OTHER_COLOURS)]
 
 
 def to_svg(figure: Figure) -> str:

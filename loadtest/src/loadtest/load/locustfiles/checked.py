@@ -1,19 +1,38 @@
 """A request sent by a locust user and its answer checked cheaply (load/plan.py's Request):
 what the paired user and the web UI's users share."""
 
+import itertools
+import os
+import time
 from typing import Any
 
-from loadtest.load.plan import JSON_HEADERS, Request
+from loadtest.load.plan import COUNTER_PLACEHOLDER, JSON_HEADERS, Request
+
+# A numbered body's "{n}": this process's start (ms) and pid, fixed width, then a count, so
+# every request of every locust process of every run gets a number of its own.
+NUMBER_PREFIX = f"{int(time.time() * 1000)}{os.getpid() % 100_000:05d}"
+COUNT = itertools.count(1)
+
+
+def next_number() -> str:
+    return f"{NUMBER_PREFIX}{next(COUNT)}"
 
 
 def send_checked(client: Any, request: Request, url: str, name: str) -> None:
     """`client`: a FastHttpUser's; a wrong answer counts as a failure under `name`."""
+    body = request.body
+    if body is not None and request.numbered:
+        body = body.replace(COUNTER_PLACEHOLDER, next_number())
+    if request.headers:
+        headers = request.header_dict()
+    else:
+        headers = JSON_HEADERS if body is not None else None
     with client.request(
         request.method,
         url,
         name=name,
-        data=request.body,
-        headers=JSON_HEADERS if request.body is not None else None,
+        data=body,
+        headers=headers,
         catch_response=True,
     ) as response:
         problem = request.problem(response.status_code, response.content or b"")

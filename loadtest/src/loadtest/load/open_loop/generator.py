@@ -98,7 +98,7 @@ class Generator:
 
     def target(self, command: dict[str, Any]) -> Target:
         """What every request of a window sends, and where: read once, not per request."""
-        request = Request(**command["request"])
+        request = Request.from_dict(command["request"])
         return Target(
             request,
             command["url"],

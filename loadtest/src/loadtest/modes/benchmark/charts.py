@@ -8,8 +8,7 @@ from typing import Any
 from matplotlib.patches import Patch
 
 from loadtest.analysis.stats import median_with_ci
-from loadtest.load.scenarios import SCENARIOS
-from loadtest.modes.benchmark.tables import comparisons
+from loadtest.modes.benchmark.tables import comparisons, scenario_label
 from loadtest.output.charts import (
     REFERENCE_COLOUR,
     Axes,
@@ -39,16 +38,17 @@ def scenario_axes(results: dict[str, Any], height: float = 3.0) -> tuple[Figure,
         layout="constrained",
     )
     for ax, name in zip(axes[0], scenarios, strict=True):
-        ax.set_title(SCENARIOS[name].label)
+        ax.set_title(scenario_label(results, name))
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
     return figure, list(axes[0])
 
 
-def finish_ratio_axes(ax: Axes, scenarios: list[str], title: str) -> None:
-    """Scenarios along x, the line at 1 (no change) across, the legend outside."""
+def finish_ratio_axes(ax: Axes, labels: list[str], title: str) -> None:
+    """Scenarios (their labels) along x, the line at 1 (no change) across, the legend
+    outside."""
     ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_xticks(range(len(scenarios)), [SCENARIOS[name].label for name in scenarios])
+    ax.set_xticks(range(len(labels)), labels)
     ax.set_ylabel("ratio of requests per second")
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
@@ -100,8 +100,10 @@ def ratio_figure(results: dict[str, Any]) -> Figure:
                 edgecolor="white",
                 label=comparison.label if index == 0 else None,
             )
+    # The published study's bars beside the lab's own scenarios, never beside a compare file's.
+    published = results.get("kind", "benchmark") == "benchmark"
     for index, name in enumerate(scenarios):
-        if name in REFERENCE_RATIOS:
+        if published and name in REFERENCE_RATIOS:
             bar_with_value(
                 ax,
                 index + (len(pairs) / 2) * width,
@@ -118,7 +120,9 @@ def ratio_figure(results: dict[str, Any]) -> Figure:
                 if index == 0
                 else None,
             )
-    finish_ratio_axes(ax, scenarios, "Paired ratios with their 95% CI, and the published study's")
+    labels = [scenario_label(results, name) for name in scenarios]
+    title = "Paired ratios with their 95% CI" + (", and the published study's" if published else "")
+    finish_ratio_axes(ax, labels, title)
     return figure
 
 
@@ -250,6 +254,8 @@ def startup_figure(results: dict[str, Any]) -> Figure | None:
         startup = results["apps"][arm]["startup"]
         for key, offset, alpha in (("to_health_s", -0.18, 1.0), ("import_s", 0.18, 0.5)):
             value = startup[key]
+            if value is None:  # a compare file's service: no import timing
+                continue
             bar_with_value(
                 ax,
                 index + offset,
@@ -309,7 +315,8 @@ def run_comparison_figure(runs: list[tuple[str, dict[str, Any]]]) -> Figure:
                 label=f"{label}, {name_of_run}" if index == 0 else None,
                 fontsize=7,
             )
-    finish_ratio_axes(ax, scenarios, "Two runs: paired ratios with their 95% CI")
+    labels_of = [scenario_label(runs[-1][1], name) for name in scenarios]
+    finish_ratio_axes(ax, labels_of, "Two runs: paired ratios with their 95% CI")
     return figure
 
 

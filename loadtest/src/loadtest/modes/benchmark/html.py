@@ -20,14 +20,20 @@ from loadtest.modes.benchmark.tables import (
 from loadtest.output.html import figure, html_table, page
 
 
-def ratio_figure(ratio_svg: str | None) -> str:
-    return figure(
-        ratio_svg,
+def ratio_figure(ratio_svg: str | None, published: bool = True) -> str:
+    """The main chart; `published`: beside the published study's ratios (the lab's own
+    scenarios, not a compare file's)."""
+    caption = (
         "Each ratio is an arm's r/s over another arm's in the same round (hatched: not over the "
-        "baseline), the median of the paired ratios with its exact 95% CI; grey: the v2/v1 "
-        "ratios the FastAPI 0.100-beta article published (FastAPI 0.98 + Pydantic 1 against "
-        "0.100-beta + Pydantic 2, a CRUD app, ab -c 10, on its own machine).",
+        "baseline), the median of the paired ratios with its exact 95% CI"
     )
+    if published:
+        caption += (
+            "; grey: the v2/v1 ratios the FastAPI 0.100-beta article published (FastAPI 0.98 + "
+            "Pydantic 1 against 0.100-beta + Pydantic 2, a CRUD app, ab -c 10, on its own "
+            "machine)"
+        )
+    return figure(ratio_svg, caption + ".")
 
 
 def memory_caption(results: dict[str, Any]) -> str:
@@ -59,19 +65,24 @@ def settings_rows(results: dict[str, Any]) -> list[list[str]]:
         ["warm-up", f"{settings['warmup_s']:g} s per arm before each scenario, discarded"],
         ["repeats", f"{settings['repeats']} (fresh processes), arm order {order}"],
         ["start-up samples per arm", str(settings.get("startup_samples", "–"))],
-        ["dataset", f"{settings['dataset_size']:,} posts"],
+        ["dataset", f"{settings['dataset_size']:,} posts" if settings["dataset_size"] else "none"],
         ["uvicorn workers", str(settings["workers"])],
         ["locust processes", str(settings["load_processes"])],
         ["pinning", settings["pinning"]["note"]],
-        [
-            "database",
-            f"PostgreSQL {settings['database']['server_version']} ({settings['database']['kind']})",
-        ],
+        ["database", database_text(settings["database"])],
     ]
 
 
-def run_page(results: dict[str, Any], ratio_svg: str | None) -> str:
-    """The page; `ratio_svg` is the main chart, None when the run has no ratio."""
+def database_text(database: dict[str, Any] | None) -> str:
+    if database is None:
+        return "none of the lab's (the services keep their own)"
+    return f"PostgreSQL {database['server_version']} ({database['kind']})"
+
+
+def run_page(results: dict[str, Any], ratio_svg: str | None, extra_sections: str = "") -> str:
+    """The page; `ratio_svg` is the main chart, None when the run has no ratio;
+    `extra_sections` (HTML) go before the settings."""
+    kind = results.get("kind", "benchmark")
     arms = list(results["apps"])
     header, rows = table_rows(results)
     versions = [
@@ -92,7 +103,7 @@ def run_page(results: dict[str, Any], ratio_svg: str | None) -> str:
 {escape(results["finished_at"][:19])} UTC ({results["elapsed_s"]:.0f} s).</p>
 <ul class="summary">{summary}</ul>
 <p class="verdict">{escape(flags_line(results))}</p>
-{ratio_figure(ratio_svg)}
+{ratio_figure(ratio_svg, published=kind == "benchmark")}
 <h2>Summary</h2>
 {html_table(header, rows)}
 <p class="note">r/s: median of windows (min–max). Ratio: median of paired window ratios, 95% CI
@@ -120,6 +131,7 @@ in brackets. ⚠: see the flags.</p>
 <h2>Memory</h2>
 {figure(charts.memory_chart(results), memory_caption(results))}
 {startup_section(charts.startup_chart(results))}
+{extra_sections}
 <h2>Settings</h2>
 {html_table(["setting", "value"], settings_rows(results))}
 <h2>Versions</h2>
@@ -128,7 +140,7 @@ in brackets. ⚠: see the flags.</p>
 <p>{escape(host["cpu_model"])}, {host["cores"]} cores ({host["cores_available"]} available),
 {host["memory_gib"]} GiB, {escape(host["os"])}, Python {escape(host["python"])}.</p>
 """
-    return page(f"{' vs '.join(arms)} — benchmark report", body)
+    return page(f"{' vs '.join(arms)} — {kind} report", body)
 
 
 def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:

@@ -34,4 +34,7 @@ class ScenarioRun:
     acknowledged: dict[str, int]  # successful requests per arm, warm-up and settle included
     failures: dict[str, int] = field(default_factory=dict)  # per arm, every phase
     warmup_requests: dict[str, int] = field(default_factory=dict)  # per arm: 0 = started late
-    new_rows: dict[str, int] = field(default_factory=dict)  # write: rows each arm stored
+    writes: bool = False  # its request is not a GET: its acknowledged requests are writes
+    # Rows each arm stored, counted in the database; None where they are not counted (a
+    # compare file's service keeps its own database).
+    new_rows: dict[str, int] | None = None

@@ -14,7 +14,6 @@ from loadtest.lab.arms import ARMS
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
 from loadtest.load.histograms import merge_histograms, percentile_ms
-from loadtest.load.scenarios import SCENARIOS
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.settings import BenchmarkSettings
@@ -24,6 +23,11 @@ SATURATION_SCENARIO = "synthetic"
 MEMORY_FIELDS = ("idle", "peak", "after")
 # How a reader gets more pairs, said in the flags of too wide or missing intervals.
 MORE_PAIRS = "add pairs (--pairs, --repeats)"
+
+
+def arm_what(arm: str) -> str:
+    """How flags name an arm: the lab's by its environment folder, any other by its name."""
+    return ARMS[arm].environment if arm in ARMS else arm
 
 
 def median_or_none(values: list[float]) -> float | None:
@@ -111,15 +115,17 @@ def scenario_results(
         "app_cpu_busy_median": round_or_none(median_or_none(busy), 3),
         "app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
     }
-    if name == "write":
-        acknowledged = sum(run.acknowledged.get(arm, 0) for run in runs)
-        stored = sum(run.new_rows.get(arm, 0) for run in runs)
-        figures["acknowledged_writes"], figures["new_rows"] = acknowledged, stored
-        for run in runs:
-            if arm in run.arms and run.acknowledged.get(arm, 0) != run.new_rows.get(arm, 0):
+    if any(run.writes for run in runs):
+        figures["acknowledged_writes"] = sum(run.acknowledged.get(arm, 0) for run in runs)
+        counted = [run for run in runs if run.new_rows is not None]
+        if counted:  # in the lab's database; a compare file's service keeps its own
+            figures["new_rows"] = sum((run.new_rows or {}).get(arm, 0) for run in counted)
+        for run in counted:
+            stored = (run.new_rows or {}).get(arm, 0)
+            if arm in run.arms and run.acknowledged.get(arm, 0) != stored:
                 flags.append(
                     f"write count mismatch (repeat {run.repeat}): {run.acknowledged.get(arm, 0)} "
-                    f"acknowledged, {run.new_rows.get(arm, 0)} new rows"
+                    f"acknowledged, {stored} new rows"
                 )
     figures["flags"] = flags
     return figures
@@ -130,6 +136,7 @@ def cross_check_results(
     locust_ratios: dict[str, dict[str, Any]],
     baseline: str | None,
     tool: str,
+    labels: dict[str, str],
 ) -> tuple[dict[str, Any], list[str]]:
     """The second tool's paired ratios beside locust's; a disagreement above 10% is flagged."""
     ratios: dict[str, dict[str, Any]] = {}
@@ -152,7 +159,7 @@ def cross_check_results(
             ratios[scenario][arm] = figures
             if disagreement is not None and disagreement > AGREEMENT_LIMIT:
                 flags.append(
-                    f"{SCENARIOS[scenario].label} {arm}/{baseline}: locust {locust_ratio:.2f}x and "
+                    f"{labels[scenario]} {arm}/{baseline}: locust {locust_ratio:.2f}x and "
                     f"{tool} {figures['estimate']:.2f}x disagree by {disagreement:.0%} (over "
                     f"{AGREEMENT_LIMIT:.0%}): one tool may have limited the windows; compare "
                     "their saturation and rerun"
@@ -214,7 +221,9 @@ def startup_results(samples: StartupSamples | None) -> dict[str, Any] | None:
     return figures
 
 
-def locust_results(runs: list[ScenarioRun], load_cores: int) -> tuple[list[dict], list[str]]:
+def locust_results(
+    runs: list[ScenarioRun], load_cores: int, labels: dict[str, str]
+) -> tuple[list[dict], list[str]]:
     entries, flags = [], []
     for run in runs:
         entries.append(
@@ -231,7 +240,7 @@ def locust_results(runs: list[ScenarioRun], load_cores: int) -> tuple[list[dict]
                 },
             }
         )
-        where = f"{SCENARIOS[run.scenario].label} (repeat {run.repeat})"
+        where = f"{labels[run.scenario]} (repeat {run.repeat})"
         flags += locust_flags(run.locust, load_cores, where)
     return entries, flags
 
@@ -250,6 +259,7 @@ def build_results(
 ) -> dict[str, Any]:
     """What results.json holds after its header (modes/session.py)."""
     windows = [record for run in runs for record in run.windows]
+    labels = {name: settings.plan.scenario(name).label for name in settings.scenarios}
     apps: dict[str, Any] = {}
     flags: list[str] = []
     for arm in settings.apps:
@@ -263,9 +273,7 @@ def build_results(
                 arm_lives,
                 [run for run in runs if run.scenario == name],
             )
-            flags += [
-                f"{ARMS[arm].environment} {name}: {flag}" for flag in scenarios[name]["flags"]
-            ]
+            flags += [f"{arm_what(arm)} {name}: {flag}" for flag in scenarios[name]["flags"]]
         apps[arm] = {
             "versions": next((life.versions for life in arm_lives if life.versions), {}),
             "memory": memory_results(arm_lives),
@@ -280,9 +288,7 @@ def build_results(
         ratios[name], between[name] = {}, {}
         for arm, reference in settings.comparisons:
             figures = ratio_results(windows, name, arm, reference)
-            labelled.append(
-                (f"{SCENARIOS[name].label} {arm}/{reference}", PairedRatio.from_dict(figures))
-            )
+            labelled.append((f"{labels[name]} {arm}/{reference}", PairedRatio.from_dict(figures)))
             if reference == baseline:
                 ratios[name][arm] = figures
             else:
@@ -292,11 +298,11 @@ def build_results(
     cross_check = None
     if cross_check_tool is not None:
         cross_check, cross_check_flags = cross_check_results(
-            cross_check_windows or [], ratios, baseline, cross_check_tool
+            cross_check_windows or [], ratios, baseline, cross_check_tool, labels
         )
         flags += cross_check_flags
     load_cores = min(settings.load_processes, len(pinning.load_cpus))
-    locust_runs, locust_flags = locust_results(runs, load_cores)
+    locust_runs, locust_flags = locust_results(runs, load_cores, labels)
     flags += locust_flags
     fastest = max((record.rps for record in windows), default=None)
     busy = [
@@ -318,12 +324,13 @@ def build_results(
     plain_settings = {
         key: (list(value) if isinstance(value, tuple) else value)
         for key, value in asdict(settings).items()
-        if key not in ("results_dir", "pin", "calibrate")
+        if key not in settings.NOT_IN_RESULTS
     }
     return {
         "settings": {
             **plain_settings,
             "baseline": baseline,
+            "scenario_labels": labels,
             "pinning": pinning.as_dict(),
             "database": database,
             "arm_order": [

@@ -266,15 +266,20 @@ def measure_scenario(
     name: str,
     repeat: int,
     apps: dict[str, RunningApp],
-    database: LabDatabase,
+    database: LabDatabase | None,
     pinning: PinningPlan,
     repeat_dir: Path,
     progress: ProgressDisplay,
+    *,
+    count_rows: bool = True,
 ) -> ScenarioRun:
-    """One locust run of one scenario: the verified arms' slots in rotating rounds."""
+    """One locust run of one scenario: the verified arms' slots in rotating rounds. A write's
+    new rows are counted in the lab's database (`count_rows`, the lab's WRITE)."""
     scenario = settings.plan.scenario(name)
+    writes = scenario.request.method != "GET"
+    counted_in = database if count_rows and writes else None
     titles = [write_title(arm) for arm in apps]
-    rows_before = count_posts_titled(database.url, titles) if name == "write" else {}
+    rows_before = count_posts_titled(counted_in.url, titles) if counted_in else {}
     schedule, records, locust = run_schedule(
         settings,
         lambda start: build_schedule(
@@ -293,7 +298,7 @@ def measure_scenario(
         progress,
         title=f"repeat {repeat}/{settings.repeats} · {name} · {' / '.join(apps)} in "
         f"{settings.pairs} rounds",
-        database_pid=database.server_pid,
+        database_pid=database.server_pid if database is not None else None,
         during=f"the {name} scenario",
         repeat=repeat,
     )
@@ -308,9 +313,10 @@ def measure_scenario(
         acknowledged=per_slot(tallies, "successes"),
         failures=per_slot(tallies, "failures"),
         warmup_requests={arm: warmup_requests.get(arm, 0) for arm in apps},
+        writes=writes,
     )
-    if name == "write":
-        rows_after = count_posts_titled(database.url, titles)
+    if counted_in is not None:
+        rows_after = count_posts_titled(counted_in.url, titles)
         run.new_rows = {
             arm: rows_after[write_title(arm)] - rows_before[write_title(arm)] for arm in apps
         }

@@ -1,6 +1,7 @@
 """The benchmark's settings: the defaults and the --quick preset."""
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from loadtest.load.plan import PairedPlan, plan_lab_arms
 from loadtest.load.scenarios import SCENARIO_NAMES, SCENARIOS
@@ -16,11 +17,15 @@ class BenchmarkSettings(PairedLoadSettings):
     scenarios: tuple[str, ...] = SCENARIO_NAMES
     docker: bool = False  # against docker-compose.yml instead of local processes
     cross_check: bool = False  # READ and READ synthetic again with wrk
+    # Settings results.json leaves out (where the run went, and what its flags already say).
+    NOT_IN_RESULTS: ClassVar[tuple[str, ...]] = ("results_dir", "pin", "calibrate")
 
     @property
     def plan(self) -> PairedPlan:
         """The arms and the scenarios the run loads them with, and the ratios it reports."""
-        return plan_lab_arms(self.apps, tuple(SCENARIOS[name] for name in self.scenarios))
+        return plan_lab_arms(
+            self.apps, tuple(SCENARIOS[name] for name in self.scenarios), self.ports, self.workers
+        )
 
     @property
     def baseline(self) -> str | None:

@@ -37,6 +37,12 @@ class Comparison:
         return results.get("ratios_between_arms", {}).get(scenario, {}).get(self.label)
 
 
+def scenario_label(results: dict[str, Any], name: str) -> str:
+    """A scenario's label, as the run recorded it (older runs: the lab's own)."""
+    recorded = results["settings"].get("scenario_labels", {}).get(name)
+    return recorded or (SCENARIOS[name].label if name in SCENARIOS else name)
+
+
 def memory_measure(results: dict[str, Any]) -> str:
     """What the memory figures are: the RSS of the app's process tree locally (with its USS);
     with --docker, the container's usage as `docker stats` reports it (no USS there)."""
@@ -73,8 +79,8 @@ VERSION_LIBRARIES = (
 def arm_heading(results: dict[str, Any], arm: str, separator: str) -> str:
     """The arm's name with the two versions that tell the arms apart."""
     versions = results["apps"][arm]["versions"]
-    if not versions:
-        return arm
+    if not versions.get("fastapi") or not versions.get("pydantic"):
+        return arm  # a service that does not report the lab's versions on its health path
     return separator.join([arm, pydantic_heading(versions), f"FastAPI {versions['fastapi']}"])
 
 
@@ -82,10 +88,11 @@ def title(results: dict[str, Any]) -> str:
     settings = results["settings"]
     arms = " vs ".join(results["apps"])
     repeats = settings["repeats"]
+    posts = f", {settings['dataset_size']:,} posts" if settings.get("dataset_size") else ""
     return (
         f"{arms} — {settings['users']} users, {settings['pairs']} pairs of "
-        f"{settings['window_s']:g}s windows × {repeats} repeat{'s' if repeats != 1 else ''}, "
-        f"{settings['dataset_size']:,} posts"
+        f"{settings['window_s']:g}s windows × {repeats} repeat{'s' if repeats != 1 else ''}"
+        f"{posts}"
     )
 
 
@@ -102,7 +109,7 @@ def table_rows(
         return results["apps"][arm]["scenarios"][name]
 
     for name in results["settings"]["scenarios"]:
-        label = SCENARIOS[name].label
+        label = scenario_label(results, name)
         cells = []
         for arm in arms:
             figures = scenario(arm, name)
@@ -189,12 +196,13 @@ def table_rows(
                 *(format_spread(figures, "to_health_s", 2) for figures in startups),
             ]
         )
-        rows.append(
-            [
-                "import of the app module, s",
-                *(format_spread(figures, "import_s", 2) for figures in startups),
-            ]
-        )
+        if any(figures and figures.get("import_s") is not None for figures in startups):
+            rows.append(
+                [
+                    "import of the app module, s",
+                    *(format_spread(figures, "import_s", 2) for figures in startups),
+                ]
+            )
     with_uss = not results["settings"].get("docker")  # no USS in a container's figure
     for moment in ("idle", "peak", "after"):
         cells = []
@@ -248,7 +256,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
             if arm == baseline:
                 continue
             ratios = ", ".join(
-                f"{SCENARIOS[name].label} {format_ratio(figures, mark=False)}"
+                f"{scenario_label(results, name)} {format_ratio(figures, mark=False)}"
                 for name in scenarios
                 if (figures := results["ratios_vs_baseline"].get(name, {}).get(arm))
             )
@@ -343,7 +351,7 @@ def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], 
                     if comparison and in_run
                     else "–"
                 )
-            rows.append([f"{SCENARIOS[name].label} {label} [95% CI]", *cells])
+            rows.append([f"{scenario_label(runs[-1][1], name)} {label} [95% CI]", *cells])
     for arm in arms:
         cells = [
             format_spread((results["apps"].get(arm) or {}).get("startup"), "to_health_s", 2)

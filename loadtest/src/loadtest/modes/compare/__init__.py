@@ -1,0 +1,1 @@
+"""`./test.sh compare FILE`: the paired protocol against services a file declares."""

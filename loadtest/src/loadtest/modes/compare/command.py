@@ -1,0 +1,130 @@
+"""`./test.sh compare FILE`: the options, the settings (the file's, then the command line's)
+and the entry point."""
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
+from loadtest.modes.benchmark.settings import QUICK, BenchmarkSettings
+from loadtest.modes.compare.file import read_compare_file
+from loadtest.modes.compare.settings import CompareSettings
+from loadtest.modes.options import (
+    add_no_pin,
+    add_results_dir,
+    add_users,
+    enough_for_an_interval,
+    positive_int,
+    seconds_between,
+)
+
+SUMMARY = (
+    "your own services, declared in a TOML file (examples/lab.toml): verified, then in the "
+    "benchmark's paired windows, ratios to the baseline with 95% CIs (about 40 s per arm and "
+    "scenario with the defaults; --quick about 10 s)"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults, quick = BenchmarkSettings(), QUICK
+    parser.description = (
+        "Measure any two or more services the way the benchmark measures the lab's apps: "
+        "FILE declares the arms (a command to start, or a URL already running), the scenarios "
+        "and the options (docs/compare.md). Every scenario is verified on every arm and the "
+        "answers compared field by field before timing; results go to "
+        "results/<UTC timestamp>-compare/."
+    )
+    parser.add_argument("file", type=Path, metavar="FILE", help="the compare file (TOML)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a first look: {quick.pairs} pairs, {quick.repeats} repeat, {quick.warmup_s:g}s "
+        f"warm-up, {quick.startup_samples} start-ups per arm (the file's options still apply "
+        "where it sets them)",
+    )
+    parser.add_argument(
+        "--pairs",
+        type=enough_for_an_interval("pairs"),
+        help=f"rounds per scenario and repeat (default: the file's, else {defaults.pairs}; at "
+        f"least {MIN_PAIRS_FOR_CI})",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=positive_int,
+        help=f"repeats, each with fresh processes of the arms it starts (default: the file's, "
+        f"else {defaults.repeats})",
+    )
+    parser.add_argument(
+        "--window",
+        type=seconds_between(2 * defaults.settle_s, 600),
+        help=f"seconds of one arm's window (default: the file's, else {defaults.window_s:g})",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=seconds_between(1, 3600),
+        help=f"discarded warm-up seconds per arm and scenario (default: the file's, else "
+        f"{defaults.warmup_s:g})",
+    )
+    add_users(parser, defaults.users)
+    parser.set_defaults(users=None)
+    parser.add_argument(
+        "--allow-different",
+        action="store_true",
+        help="time the arms even where their answers differ from the baseline's after "
+        "normalising (the differences are kept in the results)",
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let arms the file sets on another host (with allow_remote = true in the file) be "
+        "loaded; without both, only this machine's addresses are",
+    )
+    add_no_pin(
+        parser, "the arms the run starts, and the load generator with PostgreSQL, to separate CPUs"
+    )
+    parser.add_argument("--no-calibration", action="store_true", help="skip measuring locust first")
+    add_results_dir(parser)
+
+
+def settings_from(arguments: argparse.Namespace) -> CompareSettings:
+    """The benchmark's defaults (or --quick's), then the file's options, then the command
+    line's; a bad file fails here, before anything starts."""
+    file = read_compare_file(arguments.file, allow_remote=arguments.allow_remote)
+    base = QUICK if arguments.quick else BenchmarkSettings()
+    values: dict[str, Any] = {
+        name: getattr(base, name) for name in ("pairs", "repeats", "warmup_s", "startup_samples")
+    }
+    values |= file.options
+    explicit = {
+        "pairs": arguments.pairs,
+        "repeats": arguments.repeats,
+        "window_s": arguments.window,
+        "warmup_s": arguments.warmup,
+        "users": arguments.users,
+    }
+    values |= {key: value for key, value in explicit.items() if value is not None}
+    if arguments.no_pin:
+        values["pin"] = False
+    if arguments.no_calibration:
+        values["calibrate"] = False
+    plan = file.plan
+    settings = CompareSettings(
+        file=file,
+        allow_different=arguments.allow_different,
+        arm_options=file.arm_options,
+        apps=plan.arms,
+        scenarios=tuple(scenario.name for scenario in plan.scenarios),
+        ports={s.name: s.port for s in plan.services if s.port is not None},
+        dataset_size=file.dataset_size or 0,
+        results_dir=arguments.results_dir.resolve(),
+    )
+    return replace(settings, **values)
+
+
+def run(settings: CompareSettings, console: Console) -> Path:
+    from loadtest.modes.compare.runner import run_compare
+
+    return run_compare(settings, console)

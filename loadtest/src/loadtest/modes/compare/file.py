@@ -1,0 +1,488 @@
+"""A compare file (TOML, docs/compare.md): the arms (a command to start, or a URL already
+running), the scenarios they are loaded with, and the benchmark's options, read into the
+PairedPlan every paired mode runs (load/plan.py). A bad file is one line naming the file, the
+line and the field."""
+
+import json
+import os
+import re
+import shlex
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
+from loadtest.lab.errors import LabError
+from loadtest.lab.services import Service, is_loopback, local_url
+from loadtest.load.plan import (
+    ARM_PLACEHOLDER,
+    COUNTER_PLACEHOLDER,
+    PairedPlan,
+    Request,
+    Scenario,
+)
+from loadtest.modes.compare.normalise import NORMALISATIONS
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+PORT_PLACEHOLDER = "{port}"  # in an arm's command and environment: its port
+MIN_POSTS = 100  # the lab's READ page
+# The options a file may set, and the benchmark setting each one sets.
+OPTIONS = {
+    "pairs": "pairs",
+    "repeats": "repeats",
+    "window_s": "window_s",
+    "settle_s": "settle_s",
+    "warmup_s": "warmup_s",
+    "users": "users",
+    "pin": "pin",
+    "startup_samples": "startup_samples",
+    "load_processes": "load_processes",
+    "calibrate": "calibrate",
+}
+TOP_KEYS = ("baseline", "allow_remote", "options", "database", "verify", "arms", "scenarios")
+ARM_KEYS = (
+    "label",
+    "command",
+    "cwd",
+    "env",
+    "port",
+    "url",
+    "health",
+    "compare_with",
+    "start_timeout_s",
+    "own_process",
+)
+SCENARIO_KEYS = (
+    "label",
+    "method",
+    "path",
+    "headers",
+    "body",
+    "status",
+    "fields",
+    "vary",
+    "read_back",
+    "check",
+)
+CHECK_KEYS = ("prefix", "marker", "count", "item", "exact")
+
+
+@dataclass(frozen=True)
+class ArmOptions:
+    """What a file says of an arm besides its Service."""
+
+    start_timeout_s: float = 60.0
+    own_process: bool = True  # false: the command only launches it (docker run): no CPU/memory
+
+
+@dataclass(frozen=True)
+class CompareFile:
+    """A compare file, read and checked."""
+
+    path: Path
+    plan: PairedPlan
+    options: dict[str, Any]  # benchmark settings the file sets
+    dataset_size: int | None  # [database] posts: the lab's PostgreSQL and dataset, or none
+    normalisations: tuple[str, ...]
+    allow_remote: bool
+    arm_options: dict[str, ArmOptions]
+
+
+class FileError(LabError):
+    """A problem with a compare file, in one line: the file, the line, the field."""
+
+
+class Reader:
+    """Reads one file's values, and says where a bad one is."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def fail(self, field: str, problem: str) -> FileError:
+        line = self.line_of(field)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return FileError(f"{where}: {field}: {problem}")
+
+    def line_of(self, field: str) -> int | None:
+        """The line of `field` (dotted): its `key =` line inside its table, or the table's own
+        header, or its parent's."""
+        parts = field.split(".")
+        for depth in range(len(parts), 0, -1):
+            table, key = parts[: depth - 1], parts[depth - 1]
+            found = self.key_line(table, key)
+            if found:
+                return found
+        return None
+
+    def key_line(self, table: list[str], key: str) -> int | None:
+        current: list[str] = []
+        for number, raw in enumerate(self.lines, 1):
+            line = raw.strip()
+            if line.startswith("["):
+                current = [part.strip().strip("\"'") for part in line.strip("[]").split(".")]
+                if current == [*table, key]:
+                    return number
+                continue
+            name = line.split("=", 1)[0].strip().strip("\"'") if "=" in line else None
+            if current == table and name == key:
+                return number
+            # a dotted key (`arms.v1.port = ...`) or a key of an inline table's parent
+            if name is not None and [*current, *name.split(".")] == [*table, key]:
+                return number
+        return None
+
+    def table(self, value: Any, field: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(field, f"expected a table, got {describe(value)}")
+        return value
+
+    def known_keys(self, table: dict[str, Any], allowed: tuple[str, ...], field: str) -> None:
+        for key in table:
+            if key not in allowed:
+                where = f"{field}.{key}" if field else key
+                raise self.fail(where, f"unknown field; expected one of {', '.join(allowed)}")
+
+    def string(self, value: Any, field: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.fail(field, f"expected a non-empty string, got {describe(value)}")
+        return value
+
+    def strings(self, value: Any, field: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise self.fail(field, f"expected a list of strings, got {describe(value)}")
+        return tuple(value)
+
+    def string_table(self, value: Any, field: str) -> tuple[tuple[str, str], ...]:
+        table = self.table(value, field)
+        for key, item in table.items():
+            if not isinstance(item, str):
+                raise self.fail(f"{field}.{key}", f"expected a string, got {describe(item)}")
+        return tuple(table.items())
+
+    def integer(self, value: Any, field: str, low: int, high: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise self.fail(field, f"expected a whole number {low}-{high}, got {describe(value)}")
+        return value
+
+    def number(self, value: Any, field: str, low: float, high: float) -> float:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not (low <= value <= high)
+        ):
+            raise self.fail(field, f"expected a number {low:g}-{high:g}, got {describe(value)}")
+        return float(value)
+
+    def boolean(self, value: Any, field: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(field, f"expected true or false, got {describe(value)}")
+        return value
+
+
+def describe(value: Any) -> str:
+    shown = json.dumps(value) if isinstance(value, str | int | float | bool) else None
+    kind = (
+        "a table"
+        if isinstance(value, dict)
+        else "a list"
+        if isinstance(value, list)
+        else (type(value).__name__)
+    )
+    return shown if shown is not None and len(shown) <= 40 else kind
+
+
+def read_compare_file(path: Path, *, allow_remote: bool = False) -> CompareFile:
+    """The file, read and checked; FileError (one line) at the first problem."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise FileError(f"{path}: cannot read it: {error.strerror}") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise FileError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise FileError(f"{path}: not UTF-8 text") from None
+    reader = Reader(path, text)
+    reader.known_keys(document, TOP_KEYS, "")
+    options = read_options(reader, document.get("options", {}))
+    dataset_size = read_database(reader, document.get("database"))
+    normalisations = read_verify(reader, document.get("verify", {}))
+    file_allows_remote = reader.boolean(document.get("allow_remote", False), "allow_remote")
+    arms_table = reader.table(document.get("arms"), "arms") if "arms" in document else {}
+    if len(arms_table) < 2:
+        raise reader.fail("arms", "declare at least two arms ([arms.NAME] tables) to compare")
+    services: list[Service] = []
+    arm_options: dict[str, ArmOptions] = {}
+    compare_with: dict[str, str] = {}
+    for name, entry in arms_table.items():
+        service, extra, reference = read_arm(reader, name, entry, path.absolute().parent)
+        if reference is not None:
+            compare_with[name] = reference
+        services.append(service)
+        arm_options[name] = extra
+    names = tuple(service.name for service in services)
+    check_arms(reader, services, file_allows_remote, allow_remote)
+    baseline = document.get("baseline", names[0])
+    if baseline not in names:
+        raise reader.fail("baseline", f"{baseline!r} is not an arm; the arms: {', '.join(names)}")
+    for name, reference in compare_with.items():
+        if reference not in names or reference == name:
+            raise reader.fail(
+                f"arms.{name}.compare_with", f"{reference!r} is not another arm of the file"
+            )
+    scenarios_table = (
+        reader.table(document.get("scenarios"), "scenarios") if ("scenarios" in document) else {}
+    )
+    if not scenarios_table:
+        raise reader.fail("scenarios", "declare at least one scenario ([scenarios.NAME])")
+    scenarios = tuple(read_scenario(reader, name, entry) for name, entry in scenarios_table.items())
+    # Each arm over the baseline, then each arm over the arm it declares, in the arms' order.
+    comparisons = [(arm, baseline) for arm in names if arm != baseline]
+    comparisons += [(arm, compare_with[arm]) for arm in names if arm in compare_with]
+    ordered = (baseline, *(name for name in names if name != baseline))
+    plan = PairedPlan(
+        arms=ordered,
+        scenarios=scenarios,
+        baseline=baseline,
+        comparisons=tuple(dict.fromkeys(comparisons)),
+        services=tuple(sorted(services, key=lambda service: ordered.index(service.name))),
+    )
+    return CompareFile(
+        path, plan, options, dataset_size, normalisations, file_allows_remote, arm_options
+    )
+
+
+def read_options(reader: Reader, value: Any) -> dict[str, Any]:
+    table = reader.table(value, "options")
+    reader.known_keys(table, tuple(OPTIONS), "options")
+    options: dict[str, Any] = {}
+    for key, item in table.items():
+        field = f"options.{key}"
+        if key == "pairs":
+            options[key] = reader.integer(item, field, MIN_PAIRS_FOR_CI, 10_000)
+        elif key in ("repeats", "users", "load_processes"):
+            options[key] = reader.integer(item, field, 1, 1_000)
+        elif key == "startup_samples":
+            options[key] = reader.integer(item, field, 0, 100)
+        elif key in ("pin", "calibrate"):
+            options[key] = reader.boolean(item, field)
+        elif key == "warmup_s":
+            options[key] = reader.number(item, field, 0.5, 3600)
+        else:  # window_s, settle_s
+            options[key] = reader.number(item, field, 0.05, 600)
+    window = options.get("window_s", 0.6)
+    settle = options.get("settle_s", 0.2)
+    if window < 2 * settle:
+        raise reader.fail(
+            "options.window_s",
+            f"{window:g}s leaves too little after {settle:g}s of settling"
+            " (at least twice settle_s)",
+        )
+    return {OPTIONS[key]: item for key, item in options.items()}
+
+
+def read_database(reader: Reader, value: Any) -> int | None:
+    if value is None:
+        return None
+    table = reader.table(value, "database")
+    reader.known_keys(table, ("posts",), "database")
+    return reader.integer(table.get("posts", 10_000), "database.posts", MIN_POSTS, 10_000_000)
+
+
+def read_verify(reader: Reader, value: Any) -> tuple[str, ...]:
+    table = reader.table(value, "verify")
+    reader.known_keys(table, ("normalise",), "verify")
+    chosen = reader.strings(table.get("normalise", list(NORMALISATIONS)), "verify.normalise")
+    for name in chosen:
+        if name not in NORMALISATIONS:
+            raise reader.fail(
+                "verify.normalise", f"{name!r} is none of {', '.join(NORMALISATIONS)}"
+            )
+    return chosen
+
+
+def read_arm(
+    reader: Reader, name: str, value: Any, folder: Path
+) -> tuple[Service, ArmOptions, str | None]:
+    field = f"arms.{name}"
+    if not NAME.match(name):
+        raise reader.fail(field, "an arm's name is 1-40 letters, digits, '.', '_' or '-'")
+    entry = reader.table(value, field)
+    reader.known_keys(entry, ARM_KEYS, field)
+    label = reader.string(entry.get("label", name), f"{field}.label")
+    health = reader.string(entry.get("health", "/health"), f"{field}.health")
+    if not health.startswith("/"):
+        raise reader.fail(f"{field}.health", f"a path starting with /, got {health!r}")
+    extra = ArmOptions(
+        start_timeout_s=reader.number(
+            entry.get("start_timeout_s", 60), f"{field}.start_timeout_s", 1, 3600
+        ),
+        own_process=reader.boolean(entry.get("own_process", True), f"{field}.own_process"),
+    )
+    reference = entry.get("compare_with")
+    if reference is not None:
+        reference = reader.string(reference, f"{field}.compare_with")
+    url = entry.get("url")
+    if url is not None:
+        url = reader.string(url, f"{field}.url").rstrip("/")
+        if not re.match(r"^https?://[^/\s]+$", url):
+            raise reader.fail(
+                f"{field}.url", f"expected http(s)://host[:port] with no path, got {url!r}"
+            )
+    if "command" not in entry:
+        if url is None:
+            raise reader.fail(field, "give a command to start it, or the url it answers on")
+        for key in ("cwd", "env", "port", "own_process"):
+            if key in entry:
+                raise reader.fail(f"{field}.{key}", "only an arm with a command takes it")
+        service = Service(name, label, None, None, url, health)
+        return service, extra, reference
+    port = (
+        reader.integer(entry.get("port"), f"{field}.port", 1, 65_535) if ("port" in entry) else None
+    )
+    if port is None:
+        raise reader.fail(f"{field}.port", "an arm with a command needs the port it listens on")
+    command = read_command(reader, entry["command"], f"{field}.command", port)
+    # normpath, not resolve: a virtual environment's python is a symlink that must stay one.
+    cwd = Path(os.path.normpath(folder / reader.string(entry.get("cwd", "."), f"{field}.cwd")))
+    if not cwd.is_dir():
+        raise reader.fail(f"{field}.cwd", f"{cwd} is not a folder")
+    if "/" in command[0] and not command[0].startswith("/"):  # a path: from the arm's folder
+        command = (os.path.normpath(cwd / command[0]), *command[1:])
+    environment = tuple(
+        (key, item.replace(PORT_PLACEHOLDER, str(port)))
+        for key, item in reader.string_table(entry.get("env", {}), f"{field}.env")
+    )
+    service = Service(
+        name=name,
+        label=label,
+        command=command,
+        port=port,
+        base_url=url or local_url(port),
+        health_path=health,
+        cwd=cwd,
+        environment=environment,
+    )
+    return service, extra, reference
+
+
+def read_command(reader: Reader, value: Any, field: str, port: int) -> tuple[str, ...]:
+    if isinstance(value, str):
+        try:
+            words = shlex.split(value)
+        except ValueError as error:
+            raise reader.fail(field, f"cannot split it into words: {error}") from None
+    else:
+        words = list(reader.strings(value, field))
+    if not words or not all(words):
+        raise reader.fail(field, "expected a command (a string, or a list of words)")
+    return tuple(word.replace(PORT_PLACEHOLDER, str(port)) for word in words)
+
+
+def check_arms(
+    reader: Reader,
+    services: list[Service],
+    file_allows: bool,
+    flag_given: bool,
+) -> None:
+    """Ports not shared, and URLs on this machine (unless both the file and --allow-remote say
+    otherwise)."""
+    ports: dict[int, str] = {}
+    for service in services:
+        field = f"arms.{service.name}"
+        if service.port is not None:
+            if service.port in ports:
+                raise reader.fail(
+                    f"{field}.port", f"{service.port} is {ports[service.port]}'s port too"
+                )
+            ports[service.port] = service.name
+        if not is_loopback(service.base_url) and not (file_allows and flag_given):
+            needed = [
+                *([] if file_allows else ["set allow_remote = true at the top of the file"]),
+                *([] if flag_given else ["pass --allow-remote"]),
+            ]
+            remedy = " and ".join(needed)
+            raise reader.fail(
+                f"{field}.url",
+                f"{service.base_url} is not on this machine (loopback); a load test aimed at "
+                f"another host must be meant: {remedy}",
+            )
+
+
+def read_scenario(reader: Reader, name: str, value: Any) -> Scenario:
+    field = f"scenarios.{name}"
+    if not NAME.match(name):
+        raise reader.fail(field, "a scenario's name is 1-40 letters, digits, '.', '_' or '-'")
+    entry = reader.table(value, field)
+    reader.known_keys(entry, SCENARIO_KEYS, field)
+    label = reader.string(entry.get("label", name), f"{field}.label")
+    method = reader.string(entry.get("method", "GET"), f"{field}.method").upper()
+    if method not in METHODS:
+        raise reader.fail(f"{field}.method", f"{method!r} is none of {', '.join(METHODS)}")
+    path = reader.string(entry.get("path"), f"{field}.path") if "path" in entry else None
+    if path is None or not path.startswith("/"):
+        raise reader.fail(f"{field}.path", "expected the request's path, starting with /")
+    body = read_body(reader, entry.get("body"), f"{field}.body")
+    if body is not None and method == "GET":
+        raise reader.fail(f"{field}.body", "a GET sends no body; set method")
+    status = reader.integer(entry.get("status", 200), f"{field}.status", 100, 599)
+    headers = reader.string_table(entry.get("headers", {}), f"{field}.headers")
+    check = reader.table(entry.get("check", {}), f"{field}.check")
+    reader.known_keys(check, CHECK_KEYS, f"{field}.check")
+    marker, count = check.get("marker"), check.get("count")
+    if (marker is None) != (count is None):
+        raise reader.fail(f"{field}.check", "a marker needs its count, and a count its marker")
+    request = Request(
+        method=method,
+        path=path,
+        body=body,
+        status=status,
+        prefix=reader.string(check["prefix"], f"{field}.check.prefix") if "prefix" in check else "",
+        marker=None if marker is None else reader.string(marker, f"{field}.check.marker"),
+        count=None if count is None else reader.integer(count, f"{field}.check.count", 0, 10**9),
+        item=reader.string(check.get("item", "item"), f"{field}.check.item"),
+        exact=None
+        if "exact" not in check
+        else reader.string(check["exact"], f"{field}.check.exact"),
+        headers=headers,
+    )
+    read_back = entry.get("read_back")
+    if read_back is not None:
+        read_back = reader.string(read_back, f"{field}.read_back")
+        if not read_back.startswith("/") or method == "GET":
+            raise reader.fail(
+                f"{field}.read_back", "a path starting with /, for a scenario that writes"
+            )
+    return Scenario(
+        name=name,
+        label=label,
+        request=request,
+        fields=reader.strings(entry.get("fields", []), f"{field}.fields"),
+        vary=reader.strings(entry.get("vary", []), f"{field}.vary"),
+        read_back=read_back,
+    )
+
+
+def read_body(reader: Reader, value: Any, field: str) -> str | None:
+    """A JSON body: a TOML table or list (the JSON it is), or a string holding JSON text with
+    {arm} and {n} where the arm's name and each request's number go."""
+    if value is None:
+        return None
+    if isinstance(value, dict | list):
+        text = json.dumps(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        raise reader.fail(field, f"expected a table, a list or JSON text, got {describe(value)}")
+    filled = text.replace(ARM_PLACEHOLDER, "arm").replace(COUNTER_PLACEHOLDER, "1")
+    try:
+        json.loads(filled)
+    except ValueError as error:
+        raise reader.fail(
+            field, f"not JSON once {{arm}} and {{n}} are filled in: {error}"
+        ) from None
+    return text

@@ -1,0 +1,72 @@
+"""A compare run's results.json (docs/results.md): the benchmark's, for the file's arms and
+scenarios, with what the file declared and where the arms' answers differed."""
+
+from typing import Any
+
+from loadtest.lab.pinning import PinningPlan
+from loadtest.lab.startup import StartupSamples
+from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
+from loadtest.modes.benchmark.results import build_results
+from loadtest.modes.compare.settings import CompareSettings
+
+
+def build_compare_results(
+    *,
+    settings: CompareSettings,
+    lives: list[ArmLife],
+    runs: list[ScenarioRun],
+    calibration: dict[str, Any] | None,
+    startup: dict[str, StartupSamples] | None,
+    database: dict[str, Any] | None,
+    pinning: PinningPlan,
+    differences: dict[str, dict[str, list[str]]],
+) -> dict[str, Any]:
+    """What results.json holds after its header: the benchmark's figures, the file, and the
+    differences --allow-different let through (each one a flag)."""
+    assert settings.file is not None
+    results = build_results(
+        settings=settings,
+        lives=lives,
+        runs=runs,
+        calibration=calibration,
+        startup=startup,
+        database=database,  # type: ignore[arg-type]
+        pinning=pinning,
+    )
+    plan = settings.file.plan
+    results["settings"] |= {
+        "file": str(settings.file.path),
+        "normalisations": list(settings.file.normalisations),
+        "allow_different": settings.allow_different,
+        "services": {
+            service.name: {
+                "label": service.label,
+                "command": list(service.command) if service.command else None,
+                "cwd": str(service.cwd) if service.cwd else None,
+                "url": service.base_url,
+                "health": service.health_path,
+                "started_here": service.started_here,
+                "own_process": settings.arm_options[service.name].own_process,
+            }
+            for service in plan.services
+        },
+        "requests": {
+            scenario.name: {
+                "method": scenario.request.method,
+                "path": scenario.path,
+                "status": scenario.request.status,
+            }
+            for scenario in plan.scenarios
+        },
+    }
+    flags = [
+        f"{settings.plan.scenario(name).label}: {arm}'s answer differs from the baseline's at "
+        f"{lines[0]}"
+        + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "")
+        + " (timed anyway: --allow-different)"
+        for name, per_arm in differences.items()
+        for arm, lines in per_arm.items()
+    ]
+    results["differences"] = differences
+    results["flags"] = flags + results["flags"]
+    return results
