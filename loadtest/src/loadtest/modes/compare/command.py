@@ -2,6 +2,7 @@
 and the entry point."""
 
 import argparse
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from loadtest.modes.options import (
     seconds_between,
 )
 
+CALLED_FROM = "LAB_CALLED_FROM"  # test.sh: where it was called from
 SUMMARY = (
     "your own services, declared in a TOML file (examples/lab.toml): verified, then in the "
     "benchmark's paired windows, ratios to the baseline with 95% CIs (about 40 s per arm and "
@@ -37,7 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "answers compared field by field before timing; results go to "
         "results/<UTC timestamp>-compare/."
     )
-    parser.add_argument("file", type=Path, metavar="FILE", help="the compare file (TOML)")
+    parser.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="the compare file (TOML), relative to where ./test.sh is called from",
+    )
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -92,7 +99,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def settings_from(arguments: argparse.Namespace) -> CompareSettings:
     """The benchmark's defaults (or --quick's), then the file's options, then the command
     line's; a bad file fails here, before anything starts."""
-    file = read_compare_file(arguments.file, allow_remote=arguments.allow_remote)
+    path = Path(os.environ.get(CALLED_FROM, ".")) / arguments.file  # absolute: as given
+    file = read_compare_file(path, allow_remote=arguments.allow_remote)
     base = QUICK if arguments.quick else BenchmarkSettings()
     values: dict[str, Any] = {
         name: getattr(base, name) for name in ("pairs", "repeats", "warmup_s", "startup_samples")

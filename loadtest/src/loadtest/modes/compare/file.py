@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -353,6 +354,13 @@ def read_arm(
         raise reader.fail(f"{field}.cwd", f"{cwd} is not a folder")
     if "/" in command[0] and not command[0].startswith("/"):  # a path: from the arm's folder
         command = (os.path.normpath(cwd / command[0]), *command[1:])
+    elif "/" not in command[0]:  # a program on PATH
+        found = shutil.which(command[0])
+        if found is None:
+            raise reader.fail(f"{field}.command", f"{command[0]} is not on PATH")
+        command = (found, *command[1:])
+    if not Path(command[0]).exists():
+        raise reader.fail(f"{field}.command", f"{command[0]} does not exist")
     environment = tuple(
         (key, item.replace(PORT_PLACEHOLDER, str(port)))
         for key, item in reader.string_table(entry.get("env", {}), f"{field}.env")

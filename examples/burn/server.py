@@ -1,0 +1,60 @@
+"""A service with a known cost, for checking `./test.sh compare` against the truth: every
+request to /burn spends --ms milliseconds of CPU (this thread's own CPU time, not the clock),
+so two of them, at 10 and 20 ms, should differ in throughput by about 2x. The standard library
+only: any python3 runs it.
+
+    python3 server.py --port 8101 --ms 10
+"""
+
+import argparse
+import json
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def burn(milliseconds: float) -> int:
+    """Busy work until this thread has used `milliseconds` of CPU; returns the loop count."""
+    until = time.thread_time() + milliseconds / 1000
+    count = 0
+    while time.thread_time() < until:
+        count += 1
+    return count
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the lab's apps serve
+    milliseconds = 10.0
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self.path == "/health":
+            self.answer(200, {"status": "ok"})
+        elif self.path == "/burn":
+            self.answer(200, {"burned_ms": self.milliseconds, "loops": burn(self.milliseconds)})
+        else:
+            self.answer(404, {"detail": "Not Found"})
+
+    def answer(self, status: int, body: dict[str, object]) -> None:
+        content = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(content)))
+        self.end_headers()
+        self.wfile.write(content)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass  # no access log: it would cost every request the same, and fill the run's log
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--ms", type=float, required=True, help="CPU per request, ms")
+    arguments = parser.parse_args()
+    Handler.milliseconds = arguments.ms
+    server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
