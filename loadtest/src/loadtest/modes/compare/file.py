@@ -26,6 +26,7 @@ from loadtest.load.plan import (
 from loadtest.modes.compare.normalise import NORMALISATIONS
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+TABLE_HEADER = re.compile(r"^\[\[?(.*?)\]\]?\s*(#.*)?$")
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 PORT_PLACEHOLDER = "{port}"  # in an arm's command and environment: its port
 MIN_POSTS = 100  # the lab's READ page
@@ -123,7 +124,10 @@ class Reader:
         for number, raw in enumerate(self.lines, 1):
             line = raw.strip()
             if line.startswith("["):
-                current = [part.strip().strip("\"'") for part in line.strip("[]").split(".")]
+                # the header's name, without a comment after it (`[arms.v1]  # the old one`)
+                header = TABLE_HEADER.match(line)
+                inside = header.group(1) if header else line.strip("[]")
+                current = [part.strip().strip("\"'") for part in inside.split(".")]
                 if current == [*table, key]:
                     return number
                 continue

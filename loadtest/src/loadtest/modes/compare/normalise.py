@@ -3,7 +3,7 @@ compared field by field (each switchable: [verify] normalise in the file), and t
 itself."""
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 # name -> what it forgives, in the docs' and the errors' words
@@ -48,7 +48,8 @@ def instants(value: Any) -> Any:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             return value
-        return moment.isoformat()
+        # The same instant in any offset reads the same; a naive time stays as it is.
+        return (moment.astimezone(UTC) if moment.tzinfo else moment).isoformat()
     return value
 
 

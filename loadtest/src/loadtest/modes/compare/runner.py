@@ -147,7 +147,8 @@ def measure_startups(
     services = {service.name: service for service in measured_processes(settings)}
     samples = {name: StartupSamples() for name in services}
     progress.begin(
-        f"start-up · {settings.startup_samples} fresh starts per arm it starts",
+        f"start-up · {settings.startup_samples} fresh start"
+        f"{'s' if settings.startup_samples != 1 else ''} of each arm it starts",
         SECONDS_PER_START * startup_count(settings),
     )
     log_dir = session.run_dir / "startup"

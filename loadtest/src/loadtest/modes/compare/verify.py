@@ -60,8 +60,13 @@ def filled_body(scenario: Scenario, arm: str) -> tuple[str | None, dict[str, str
 
 
 def template_as_json(template: str) -> str:
-    # {n} may stand where a number goes: any digit keeps the template JSON for pairing.
-    return template.replace(COUNTER_PLACEHOLDER, "0")
+    """The template as JSON text: as it is where {n} stands inside strings; where it stands
+    for a number, with a digit there (that number is then not paired back)."""
+    try:
+        json.loads(template)
+    except ValueError:
+        return template.replace(COUNTER_PLACEHOLDER, "0")
+    return template
 
 
 def pair_strings(template: Any, value: Any, sent: dict[str, str]) -> None:
@@ -131,7 +136,8 @@ def read_back_problems(client: httpx.Client, scenario: Scenario, answer: Answer)
     if absent:
         return [f"read_back names {', '.join(absent)}, which the answer lacks"]
     path = READ_BACK_FIELD.sub(lambda match: str(created[match.group(1)]), scenario.read_back)
-    response = client.get(path)
+    # With the scenario's own headers (an API key, say): what the write was sent with.
+    response = client.get(path, headers=dict(scenario.request.headers))
     if response.status_code != 200:
         return [f"read back on {path}: status {response.status_code}"]
     stored = parsed_body(response)

@@ -1,0 +1,158 @@
+"""compare's real pipeline, very short: two services with a known cost ratio measured as such,
+and an arm that does not start, answers that differ, or Ctrl-C each ending in one line with
+nothing left running."""
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness_tests.runner import (
+    REPOSITORY_ROOT,
+    free_port,
+    interrupted_run,
+    lab_processes,
+    leftover_processes,
+    only_run,
+    run_runner,
+)
+
+BURN_SERVER = REPOSITORY_ROOT / "examples" / "burn" / "server.py"
+# The shortest timetable that still gives every ratio its interval.
+SHORT = ["--pairs", "6", "--window", "0.5", "--warmup", "1", "--users", "4", "--repeats", "1"]
+# For the known ratio: 1 s windows hold about 40 requests of the slow arm (0.5 s ones, 15), so
+# the ratio is not at the mercy of one request more or less while other tests share the CPU;
+# and the benchmark's 10 users, which keep both servers' CPU busy (with 4, the threads' turns
+# at the GIL left the fast one idle 40% of the time, and its ratio read 0.64, not 0.5).
+MEASURED = ["--pairs", "8", "--window", "1", "--warmup", "1", "--repeats", "1"]
+
+
+def burn_file(tmp_path: Path, *, slow_ms: float = 20, extra_arm: str = "") -> Path:
+    """Two burn servers, 10 and `slow_ms` ms of CPU per request, on free ports."""
+    path = tmp_path / "burn.toml"
+    path.write_text(
+        f"""
+baseline = "fast"
+
+[options]
+startup_samples = 1
+calibrate = false
+
+[arms.fast]
+command = ["{sys.executable}", "{BURN_SERVER}", "--port", "{{port}}", "--ms", "10"]
+port = {free_port()}
+
+[arms.slow]
+command = ["{sys.executable}", "{BURN_SERVER}", "--port", "{{port}}", "--ms", "{slow_ms}"]
+port = {free_port()}
+{extra_arm}
+[scenarios.burn]
+label = "BURN"
+path = "/burn"
+fields = ["burned_ms"]
+vary = ["burned_ms", "loops"]
+check = {{ prefix = '{{"burned_ms":' }}
+"""
+    )
+    return path
+
+
+def error_line(stderr: str) -> str:
+    """The run's one error line (the progress lines before it go to stderr too), last."""
+    lines = stderr.strip().splitlines()
+    [line] = [line for line in lines if line.startswith("./test.sh: error:")]
+    assert line == lines[-1], stderr
+    return line
+
+
+@pytest.fixture(scope="module")
+def burn_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path, dict]:
+    folder = tmp_path_factory.mktemp("compare")
+    results_dir = folder / "results"
+    before = lab_processes()
+    result = run_runner(
+        "compare", str(burn_file(folder)), *MEASURED, "--results-dir", str(results_dir)
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    run_dir = only_run(results_dir)
+    return json.loads((run_dir / "results.json").read_text()), run_dir, leftover_processes(before)
+
+
+def test_a_known_cost_ratio_is_found_within_its_interval(burn_run) -> None:
+    """Twice the CPU per request, half the throughput: the fixed cost of a request is small
+    beside 10 ms, so the truth is just above 0.5 (each arm's CPU per request, read from its
+    process, says by how much)."""
+    results, _, _ = burn_run
+    ratio = results["ratios_vs_baseline"]["burn"]["slow"]
+    cpu = {
+        arm: results["apps"][arm]["scenarios"]["burn"]["app_cpu_ms_per_request"]
+        for arm in ("fast", "slow")
+    }
+    truth = cpu["fast"] / cpu["slow"]
+    assert 0.45 < truth < 0.55, cpu
+    assert ratio["pairs"] == 8
+    assert ratio["ci95_low"] <= truth <= ratio["ci95_high"], (ratio, truth)
+
+
+def test_the_run_writes_the_benchmarks_results_for_the_files_arms(burn_run) -> None:
+    results, run_dir, leftovers = burn_run
+    assert results["kind"] == "compare"
+    assert list(results["apps"]) == ["fast", "slow"]
+    assert results["settings"]["baseline"] == "fast"
+    assert results["settings"]["scenario_labels"] == {"burn": "BURN"}
+    assert results["settings"]["services"]["slow"]["started_here"] is True
+    assert results["differences"] == {}
+    for arm in ("fast", "slow"):
+        figures = results["apps"][arm]
+        assert figures["startup"]["samples"] == 1 and figures["startup"]["to_health_s"] > 0
+        assert figures["memory"]["idle_rss_mib"] > 0
+        assert figures["scenarios"]["burn"]["windows"] == 8
+        assert figures["scenarios"]["burn"]["failures"] == 0
+    report = (run_dir / "report.md").read_text()
+    assert "slow" in report and "BURN" in report and "GET /burn" in report
+    assert "published" not in (run_dir / "report.html").read_text()
+    assert leftovers == {}
+
+
+def test_an_arm_that_does_not_start_is_one_line_with_its_log(tmp_path: Path) -> None:
+    path = burn_file(tmp_path)
+    text = path.read_text().replace('"--ms", "20"]', '"--ms", "twenty"]')
+    path.write_text(text)
+    before = lab_processes()
+    result = run_runner("compare", str(path), *SHORT, "--results-dir", str(tmp_path / "r"))
+    assert result.returncode == 1
+    line = error_line(result.stderr)
+    assert line.startswith("./test.sh: error: slow exited during start-up")
+    assert "invalid float value: 'twenty'" in line  # the last lines of its log
+    assert leftover_processes(before) == {}
+
+
+def test_answers_that_differ_stop_the_run_before_timing(tmp_path: Path) -> None:
+    """Without vary, each arm's burned_ms differs: named field, one line, nothing timed."""
+    path = burn_file(tmp_path)
+    path.write_text(path.read_text().replace('vary = ["burned_ms", "loops"]', 'vary = ["loops"]'))
+    before = lab_processes()
+    result = run_runner("compare", str(path), *SHORT, "--results-dir", str(tmp_path / "r"))
+    assert result.returncode == 1
+    line = error_line(result.stderr)
+    assert "BURN: slow's answer differs from fast's at burned_ms: 10.0 vs 20.0" in line
+    assert "--allow-different" in line
+    assert not list((tmp_path / "r").glob("*/results.json"))
+    assert leftover_processes(before) == {}
+
+
+def test_ctrl_c_while_timing_leaves_nothing_running(tmp_path: Path) -> None:
+    before = lab_processes()
+    status, stderr = interrupted_run(
+        "compare",
+        str(burn_file(tmp_path)),
+        *SHORT,
+        "--results-dir",
+        str(tmp_path / "r"),
+        once_started="locust",
+    )
+    assert status != 0
+    assert "interrupted" in stderr.lower()
+    assert leftover_processes(before) == {}
