@@ -3,6 +3,7 @@ and an arm that does not start, answers that differ, or Ctrl-C each ending in on
 nothing left running."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -156,3 +157,37 @@ def test_ctrl_c_while_timing_leaves_nothing_running(tmp_path: Path) -> None:
     assert status != 0
     assert "interrupted" in stderr.lower()
     assert leftover_processes(before) == {}
+
+
+def test_an_arm_reached_by_url_is_measured_without_its_process(tmp_path: Path) -> None:
+    """A service already running: its ratio, but no CPU, memory or start-up of its own, and a
+    flag that it did not run on the pinned app CPUs as the started arm did."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(BURN_SERVER), "--port", str(port), "--ms", "20"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        path = burn_file(tmp_path)
+        text = path.read_text()
+        slow = text.index("[arms.slow]")
+        end = text.index("[scenarios.burn]")
+        path.write_text(
+            text[:slow] + f'[arms.slow]\nurl = "http://127.0.0.1:{port}"\n\n' + text[end:]
+        )
+        result = run_runner("compare", str(path), *SHORT, "--results-dir", str(tmp_path / "r"))
+        assert result.returncode == 0, result.stderr[-3000:]
+    finally:
+        server.kill()
+        server.wait()
+    results = json.loads((only_run(tmp_path / "r") / "results.json").read_text())
+    slow_figures = results["apps"]["slow"]
+    assert results["settings"]["services"]["slow"]["started_here"] is False
+    assert slow_figures["startup"] is None
+    assert slow_figures["memory"]["idle_rss_mib"] is None
+    assert slow_figures["scenarios"]["burn"]["app_cpu_ms_per_request"] is None
+    assert results["apps"]["fast"]["scenarios"]["burn"]["app_cpu_ms_per_request"] > 0
+    assert results["ratios_vs_baseline"]["burn"]["slow"]["estimate"] > 0
+    if results["settings"]["pinning"]["enabled"]:
+        assert any("different terms" in flag for flag in results["flags"])

@@ -10,6 +10,7 @@ from loadtest.modes.compare.normalise import (
     NORMALISATIONS,
     differences,
     field_at,
+    has_field,
     normalise,
 )
 
@@ -174,3 +175,11 @@ def test_field_at_is_empty_where_the_path_is_missing() -> None:
     assert field_at({"post": {"title": "a"}}, "post.slug") == []
     assert field_at({"post": "a"}, "post.title") == []
     assert field_at("text", "title") == []
+
+
+def test_a_field_through_an_empty_list_is_there() -> None:
+    """Nothing in an empty list lacks the field; one item without it does."""
+    assert has_field({"items": []}, "items.id")
+    assert has_field({"items": [{"id": 1}, {"id": 2}]}, "items.id")
+    assert not has_field({"items": [{"id": 1}, {"name": "x"}]}, "items.id")
+    assert not has_field({"other": []}, "items")

@@ -74,6 +74,8 @@ class RunningApp:
     stop: Callable[[], None]
     process: subprocess.Popen[bytes] | None = None  # local processes only
     started_s: float | None = None  # launch to the first 200 on its health path
+    log_path: Path | None = None  # where a local process writes (its last lines: an error's)
+    what: str = ""  # how errors name it (the lab's arms: their environment folder)
 
     @property
     def pid(self) -> int | None:
@@ -146,6 +148,8 @@ def start_service(
         stop=lambda: stop_process(process),
         process=process,
         started_s=time.perf_counter() - launched,
+        log_path=log_path,
+        what=service.what,
     )
 
 

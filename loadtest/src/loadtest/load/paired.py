@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from loadtest.lab.apps import RunningApp
-from loadtest.lab.arms import ARMS
 from loadtest.lab.cpu import TreeCpu, busy_seconds, cpu_seconds_between, read_tree_cpu
 from loadtest.lab.errors import LabError
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
+from loadtest.lab.services import log_tail
 from loadtest.load.locust_runs import (
     LOCUSTFILES,
     STOP_TIMEOUT_S,
@@ -116,8 +116,9 @@ def run_schedule(
     )
     for app in apps.values():
         if app.process is not None and app.process.poll() is not None:
-            environment = ARMS[app.name].environment
-            raise LabError(f"{environment} exited during {during} (see {environment}.log)")
+            what = app.what or app.name
+            last = f": {log_tail(app.log_path)}" if app.log_path is not None else ""
+            raise LabError(f"{what} exited during {during} (see {what}.log){last}")
     records = build_window_records(
         schedule=schedule,
         tallies=tally_by_name(locust.entries),

@@ -71,8 +71,9 @@ class Request:
 
     @classmethod
     def from_dict(cls, entry: dict[str, Any]) -> "Request":
-        headers = tuple((name, value) for name, value in entry.pop("headers", ()))
-        return cls(**entry, headers=headers)
+        fields = dict(entry)
+        headers = tuple((name, value) for name, value in fields.pop("headers", ()))
+        return cls(**fields, headers=headers)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from loadtest.lab.apps import RunningApp, start_app
+from loadtest.lab.apps import RunningApp, lab_service
 from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, check_configured_url, provide_database
 from loadtest.lab.docker import start_container_app
@@ -22,8 +22,10 @@ from loadtest.lab.host import host_facts
 from loadtest.lab.pinning import PAIRED_LOAD_SIDE, PinningPlan, pin_process_tree, plan_pinning
 from loadtest.lab.processes import child_environment, ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
+from loadtest.lab.services import start_service
 from loadtest.load.calibration import calibrate_load_generator
 from loadtest.load.paired import PairedSetup
+from loadtest.load.plan import PairedPlan
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.modes.registry import DEFAULT_MODE, Mode, mode_of_kind
 from loadtest.output.results_file import run_header, write_results
@@ -59,14 +61,18 @@ def start_arm(
         return start_container_app(
             arm, f"http://127.0.0.1:{settings.ports[arm]}", log_dir / f"{ARMS[arm].environment}.log"
         )
-    return start_app(
-        arm,
-        port=settings.ports[arm],
-        workers=settings.workers,
-        database_url=database.url,
+    # The arm as its plan declares it (a compare file declares the same: load/plan.py), or,
+    # for a mode whose settings hold no plan, as the registry does.
+    plan: PairedPlan | None = getattr(settings, "plan", None)
+    if plan is not None and plan.services:
+        service = plan.service(arm)
+    else:
+        service = lab_service(arm, settings.ports[arm], settings.workers)
+    return start_service(
+        service,
+        log_path=log_dir / f"{service.what}.log",
+        environment={**environment, "DATABASE_URL": database.url},
         cpus=pinning.app_cpus if pinning.enabled else None,
-        log_path=log_dir / f"{ARMS[arm].environment}.log",
-        environment=environment,
     )
 
 

@@ -29,15 +29,18 @@ LEGEND_FONTSIZE = 10
 VALUE_OFFSET_PT = 7
 
 
-# An arm of a compare file that the registry does not name: a colour picked by its name, so it
-# keeps it from run to run.
+# Arms of a compare file that the registry does not name: the next colour of these, in the order
+# the charts first meet them (their arms' order), so no two share one.
 OTHER_COLOURS = (OTHER_COLOUR, "#937860", "#da8bc3", "#8c8c8c", "#ccb974", "#64b5cd")
+OTHER_ARMS: dict[str, str] = {}
 
 
 def colour(arm: str) -> str:
     if arm in ARMS:
         return ARMS[arm].colour
-    return OTHER_COLOURS[sum(arm.encode()) % len(OTHER_COLOURS)]
+    if arm not in OTHER_ARMS:
+        OTHER_ARMS[arm] = OTHER_COLOURS[len(OTHER_ARMS) % len(OTHER_COLOURS)]
+    return OTHER_ARMS[arm]
 
 
 def to_svg(figure: Figure) -> str:

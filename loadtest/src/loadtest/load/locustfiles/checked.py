@@ -8,14 +8,26 @@ from typing import Any
 
 from loadtest.load.plan import COUNTER_PLACEHOLDER, JSON_HEADERS, Request
 
+
 # A numbered body's "{n}": this process's start (ms) and pid, fixed width, then a count, so
-# every request of every locust process of every run gets a number of its own.
-NUMBER_PREFIX = f"{int(time.time() * 1000)}{os.getpid() % 100_000:05d}"
-COUNT = itertools.count(1)
+# every request of every locust process of every run gets a number of its own. Locust's
+# --processes forks its workers after importing this: each child starts afresh.
+def number_prefix() -> str:
+    return f"{int(time.time() * 1000)}{os.getpid() % 100_000:05d}"
+
+
+NUMBERS = {"prefix": number_prefix(), "count": itertools.count(1)}
+
+
+def start_numbering_afresh() -> None:
+    NUMBERS["prefix"], NUMBERS["count"] = number_prefix(), itertools.count(1)
+
+
+os.register_at_fork(after_in_child=start_numbering_afresh)
 
 
 def next_number() -> str:
-    return f"{NUMBER_PREFIX}{next(COUNT)}"
+    return f"{NUMBERS['prefix']}{next(NUMBERS['count'])}"  # type: ignore[call-overload]
 
 
 def send_checked(client: Any, request: Request, url: str, name: str) -> None:

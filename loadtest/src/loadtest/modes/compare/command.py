@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
+from loadtest.lab.errors import LabError
 from loadtest.modes.benchmark.settings import QUICK, BenchmarkSettings
 from loadtest.modes.compare.file import read_compare_file
 from loadtest.modes.compare.settings import CompareSettings
@@ -129,7 +130,13 @@ def settings_from(arguments: argparse.Namespace) -> CompareSettings:
         dataset_size=file.dataset_size or 0,
         results_dir=arguments.results_dir.resolve(),
     )
-    return replace(settings, **values)
+    settings = replace(settings, **values)
+    if settings.window_s < 2 * settings.settle_s:
+        raise LabError(
+            f"--window {settings.window_s:g} leaves too little after the file's settle_s "
+            f"{settings.settle_s:g} (at least twice it)"
+        )
+    return settings
 
 
 def run(settings: CompareSettings, console: Console) -> Path:

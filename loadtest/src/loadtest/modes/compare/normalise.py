@@ -111,6 +111,17 @@ def shown(value: Any) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
 
 
+def has_field(value: Any, dotted: str) -> bool:
+    """Whether the dotted path is in the answer: through a list, in every item (an empty list
+    holds it: nothing there lacks it)."""
+    key, _, rest = dotted.partition(".")
+    if isinstance(value, list):
+        return all(has_field(item, dotted) for item in value)
+    if not isinstance(value, dict) or key not in value:
+        return False
+    return not rest or has_field(value[key], rest)
+
+
 def field_at(value: Any, dotted: str) -> list[Any]:
     """Every value at a dotted path (a list on the way: each of its items); an empty list where
     the path is missing."""

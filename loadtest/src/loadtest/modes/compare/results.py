@@ -67,6 +67,25 @@ def build_compare_results(
         for name, per_arm in differences.items()
         for arm, lines in per_arm.items()
     ]
+    flags += terms_flags(settings, pinning)
     results["differences"] = differences
     results["flags"] = flags + results["flags"]
     return results
+
+
+def terms_flags(settings: CompareSettings, pinning: PinningPlan) -> list[str]:
+    """Arms on different terms: those the harness started run pinned to the app CPUs, the
+    others (reached by URL, or launched by a command such as docker run) wherever they run."""
+    pinned = {
+        service.name: service.started_here and settings.arm_options[service.name].own_process
+        for service in settings.plan.services
+    }
+    if not pinning.enabled or len(set(pinned.values())) < 2:
+        return []
+    on_app_cpus = ", ".join(name for name, yes in pinned.items() if yes)
+    elsewhere = ", ".join(name for name, yes in pinned.items() if not yes)
+    return [
+        f"the arms ran on different terms: {on_app_cpus} on the app CPUs "
+        f"{list(pinning.app_cpus)}, {elsewhere} wherever its own process runs (not pinned here); "
+        "give every arm the same CPUs (docker run --cpuset-cpus) or pass --no-pin"
+    ]

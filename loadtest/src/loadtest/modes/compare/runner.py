@@ -20,6 +20,7 @@ from loadtest.lab.processes import ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.services import RunningApp, Service, start_service
 from loadtest.lab.startup import StartupSamples, kill_now
+from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.runner import QUIET_S, measure_scenario, planned_seconds
 from loadtest.modes.compare.results import build_compare_results
@@ -219,7 +220,9 @@ def run_repeat(
                         session.pinning,
                         repeat_dir,
                         progress,
-                        count_rows=False,
+                        # Rows are counted in the lab's database, for the lab's own WRITE.
+                        count_rows=database is not None
+                        and scenario.request == SCENARIOS["write"].request,
                     )
                 )
         for arm, sampler in samplers.items():

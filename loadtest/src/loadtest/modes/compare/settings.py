@@ -19,6 +19,7 @@ class CompareSettings(BenchmarkSettings):
         "docker",
         "cross_check",
         "ports",
+        "arm_options",  # settings.services says each arm's own_process
     )
     arm_options: dict[str, ArmOptions] = field(default_factory=dict)
 

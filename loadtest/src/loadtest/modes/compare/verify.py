@@ -12,7 +12,7 @@ import httpx
 
 from loadtest.load.locustfiles.checked import next_number
 from loadtest.load.plan import ARM_PLACEHOLDER, COUNTER_PLACEHOLDER, PairedPlan, Scenario
-from loadtest.modes.compare.normalise import differences, field_at, normalise
+from loadtest.modes.compare.normalise import differences, has_field, normalise
 
 TIMEOUT_S = 30
 READ_BACK_FIELD = re.compile(r"\{([A-Za-z0-9_]+)\}")
@@ -118,7 +118,7 @@ def answer_problems(scenario: Scenario, response: httpx.Response, answer: Answer
     problems = []
     if scenario.fields and not isinstance(answer.body, dict | list):
         return [f"content-type {answer.content_type or 'none'}: fields need a JSON answer"]
-    missing = [name for name in scenario.fields if not field_at(answer.body, name)]
+    missing = [name for name in scenario.fields if not has_field(answer.body, name)]
     if missing:
         problems.append(f"the answer lacks {', '.join(missing)}")
     cheap = request.problem(response.status_code, response.content)
