@@ -3,8 +3,10 @@
 # environments, then hand over to the Python runner. ./test.sh --help lists the options;
 # ./test.sh up starts the apps and the locust web UI.
 set -euo pipefail
-# Where ./test.sh was called from: `compare FILE` reads a relative FILE from there.
+# Where ./test.sh was called from, and with which PATH (the bootstrap puts uv's own python
+# first): `compare FILE` reads a relative FILE from there, and starts its arms with that PATH.
 export LAB_CALLED_FROM="${LAB_CALLED_FROM:-$PWD}"
+export LAB_CALLER_PATH="${LAB_CALLER_PATH:-$PATH}"
 cd "$(dirname "$0")"
 # A shell starts a background job with SIGINT ignored, and bash cannot undo that for itself, so
 # Ctrl-C or `kill -INT` would not stop the bootstrap. Start over once with SIGINT at its default.

@@ -15,6 +15,7 @@ KINDS = sorted(path.name for path in FIXTURES.iterdir() if path.is_dir())
 # What docs/results.md says `report RUN_DIR` rebuilds for each kind.
 REBUILT = {
     "benchmark": {"report.md", "report.html", "ratios.svg"},
+    "compare": {"report.md", "report.html", "ratios.svg"},
     "ladder": {"report.md"},
     "micro": {"report.md"},
     "profile": {"report.md"},
@@ -28,6 +29,7 @@ REBUILT = {
 def test_there_is_an_old_run_of_every_kind() -> None:
     assert KINDS == [
         "benchmark",
+        "compare",
         "ladder",
         "latency",
         "micro",

@@ -71,6 +71,15 @@ SCENARIO_KEYS = (
 CHECK_KEYS = ("prefix", "marker", "count", "item", "exact")
 
 
+CALLER_PATH = "LAB_CALLER_PATH"  # test.sh: the PATH it was called with
+
+
+def caller_path() -> str | None:
+    """The PATH ./test.sh was called with (before its bootstrap put uv's python first): where
+    an arm's program is looked for, and the PATH it runs with."""
+    return os.environ.get(CALLER_PATH) or os.environ.get("PATH")
+
+
 @dataclass(frozen=True)
 class ArmOptions:
     """What a file says of an arm besides its Service."""
@@ -359,7 +368,7 @@ def read_arm(
     if "/" in command[0] and not command[0].startswith("/"):  # a path: from the arm's folder
         command = (os.path.normpath(cwd / command[0]), *command[1:])
     elif "/" not in command[0]:  # a program on PATH
-        found = shutil.which(command[0])
+        found = shutil.which(command[0], path=caller_path())
         if found is None:
             raise reader.fail(f"{field}.command", f"{command[0]} is not on PATH")
         command = (found, *command[1:])

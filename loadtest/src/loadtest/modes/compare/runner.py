@@ -23,6 +23,7 @@ from loadtest.lab.startup import StartupSamples, kill_now
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.runner import QUIET_S, measure_scenario, planned_seconds
+from loadtest.modes.compare.file import caller_path
 from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.verify import Answer, ask, differing_fields
@@ -105,6 +106,8 @@ def startup_count(settings: CompareSettings) -> int:
 
 def arm_environment(session: RunSession, database: LabDatabase | None) -> dict[str, str]:
     environment = dict(session.environment)
+    if (path := caller_path()) is not None:
+        environment["PATH"] = path  # the user's, not the bootstrap's (uv's python first)
     if database is not None:
         environment["DATABASE_URL"] = database.url
     return environment
