@@ -221,14 +221,24 @@ def run_repeat(
                 )
         if settings.cross_check:
             cross_check = cross_check_repeat(settings, repeat, apps, lives, pinning, progress)
-        for arm, sampler in samplers.items():
-            sampler.stop()
-            if sampler.samples:
-                lives[arm].peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
-        time.sleep(QUIET_S)
-        for arm, app in apps.items():
-            lives[arm].after = app.read_memory()
+        read_memory_after_load(samplers, apps, lives)
     return list(lives.values()), runs, cross_check
+
+
+def read_memory_after_load(
+    samplers: dict[str, PeakMemorySampler],
+    apps: dict[str, RunningApp],
+    lives: dict[str, ArmLife],
+) -> None:
+    """Each arm's peak under load (its sampler stopped), then, once it went quiet, its memory
+    after load."""
+    for arm, sampler in samplers.items():
+        sampler.stop()
+        if sampler.samples:
+            lives[arm].peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
+    time.sleep(QUIET_S)
+    for arm, app in apps.items():
+        lives[arm].after = app.read_memory()
 
 
 def cross_check_repeat(

@@ -14,7 +14,7 @@ from loadtest.lab.arms import rotations
 from loadtest.lab.database import LabDatabase, check_configured_url
 from loadtest.lab.dataset import load_dataset
 from loadtest.lab.errors import LabError
-from loadtest.lab.memory import MemoryReading, PeakMemorySampler
+from loadtest.lab.memory import PeakMemorySampler
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.processes import ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
@@ -22,7 +22,12 @@ from loadtest.lab.services import RunningApp, Service, start_service
 from loadtest.lab.startup import StartupSamples, kill_now
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
-from loadtest.modes.benchmark.runner import QUIET_S, measure_scenario, planned_seconds
+from loadtest.modes.benchmark.runner import (
+    QUIET_S,
+    measure_scenario,
+    planned_seconds,
+    read_memory_after_load,
+)
 from loadtest.modes.compare.file import caller_path
 from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
@@ -228,13 +233,7 @@ def run_repeat(
                         and scenario.request == SCENARIOS["write"].request,
                     )
                 )
-        for arm, sampler in samplers.items():
-            sampler.stop()
-            if sampler.samples:
-                lives[arm].peak = MemoryReading(sampler.peak_rss_mib, sampler.peak_uss_mib)
-        time.sleep(QUIET_S)
-        for arm, app in apps.items():
-            lives[arm].after = app.read_memory()
+        read_memory_after_load(samplers, apps, lives)
     return list(lives.values()), runs, differences
 
 
