@@ -191,3 +191,5 @@ def test_an_arm_reached_by_url_is_measured_without_its_process(tmp_path: Path) -
     assert results["ratios_vs_baseline"]["burn"]["slow"]["estimate"] > 0
     if results["settings"]["pinning"]["enabled"]:
         assert any("different terms" in flag for flag in results["flags"])
+        # The unpinned arm's own CPU on the app CPUs is not "other programs".
+        assert not [flag for flag in results["flags"] if "other programs used" in flag]

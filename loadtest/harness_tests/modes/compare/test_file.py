@@ -77,7 +77,7 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
 def test_not_valid_toml_names_the_line_toml_found(tmp_path: Path) -> None:
     text = 'baseline = "old"\n[arms.old\nport = 8001\n'
     message = failure(tmp_path, text)
-    assert message.startswith(f"{tmp_path / 'compare.toml'}: not valid TOML: ")
+    assert message.startswith(f"{tmp_path / 'compare.toml'}:2: not valid TOML: ")
     assert "line 2" in message
 
 

@@ -42,13 +42,23 @@ def memory_caption(results: dict[str, Any]) -> str:
     return "RSS of the app's process tree, median over repeats."
 
 
-def startup_section(svg: str | None) -> str:
+def startup_section(svg: str | None, lab_apps: bool = True) -> str:
     if svg is None:
         return ""
-    return "<h2>Start-up</h2>" + figure(
-        svg,
-        "Fresh starts, one arm at a time in rotating order: launch to the first 200 on /health, "
-        "and the app module's import inside it.",
+    caption = "Fresh starts, one arm at a time in rotating order: launch to the first 200 on "
+    caption += "/health, and the app module's import inside it." if lab_apps else "its health path."
+    return "<h2>Start-up</h2>" + figure(svg, caption)
+
+
+def cpu_caption(results: dict[str, Any]) -> str:
+    if results.get("kind", "benchmark") != "benchmark":
+        return (
+            "The process tree the harness started for each arm (none for an arm it only "
+            "reached), and the lab's PostgreSQL on top where the file asked for it."
+        )
+    return (
+        "The app's process tree, and the embedded PostgreSQL's on top (none in READ "
+        "synthetic; not read for an external server)."
     )
 
 
@@ -66,7 +76,11 @@ def settings_rows(results: dict[str, Any]) -> list[list[str]]:
         ["repeats", f"{settings['repeats']} (fresh processes), arm order {order}"],
         ["start-up samples per arm", str(settings.get("startup_samples", "–"))],
         ["dataset", f"{settings['dataset_size']:,} posts" if settings["dataset_size"] else "none"],
-        ["uvicorn workers", str(settings["workers"])],
+        *(
+            [["uvicorn workers", str(settings["workers"])]]
+            if results.get("kind", "benchmark") == "benchmark"
+            else []
+        ),
         ["locust processes", str(settings["load_processes"])],
         ["pinning", settings["pinning"]["note"]],
         ["database", database_text(settings["database"])],
@@ -98,6 +112,11 @@ def run_page(results: dict[str, Any], ratio_svg: str | None, extra_sections: str
         "synthetic window saturated.</p>"
     )
     summary = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(results))
+    # A compare file's services need not report the lab's versions on their health path.
+    reported = any(any(cell != "–" for cell in row[1:]) for row in versions)
+    versions_section = (
+        "<h2>Versions</h2>" + html_table(["library", *arms], versions) if reported else ""
+    )
     body = f"""
 <p>{escape(title(results))}. Run {escape(results["started_at"][:19])} →
 {escape(results["finished_at"][:19])} UTC ({results["elapsed_s"]:.0f} s).</p>
@@ -121,21 +140,14 @@ in brackets. ⚠: see the flags.</p>
 <h2>Latency</h2>
 {figure(charts.latency_chart(results), "p50, p95 and p99 over every counted request.")}
 <h2>CPU per request</h2>
-{
-        figure(
-            charts.cpu_chart(results),
-            "The app's process tree, and the embedded PostgreSQL's on "
-            "top (none in READ synthetic; not read for an external server).",
-        )
-    }
+{figure(charts.cpu_chart(results), cpu_caption(results))}
 <h2>Memory</h2>
 {figure(charts.memory_chart(results), memory_caption(results))}
-{startup_section(charts.startup_chart(results))}
+{startup_section(charts.startup_chart(results), lab_apps=kind == "benchmark")}
 {extra_sections}
 <h2>Settings</h2>
 {html_table(["setting", "value"], settings_rows(results))}
-<h2>Versions</h2>
-{html_table(["library", *arms], versions)}
+{versions_section}
 <h2>Host</h2>
 <p>{escape(host["cpu_model"])}, {host["cores"]} cores ({host["cores_available"]} available),
 {host["memory_gib"]} GiB, {escape(host["os"])}, Python {escape(host["python"])}.</p>

@@ -17,7 +17,6 @@ from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.options import (
     add_no_pin,
     add_results_dir,
-    add_users,
     enough_for_an_interval,
     positive_int,
     seconds_between,
@@ -76,8 +75,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"discarded warm-up seconds per arm and scenario (default: the file's, else "
         f"{defaults.warmup_s:g})",
     )
-    add_users(parser, defaults.users)
-    parser.set_defaults(users=None)
+    parser.add_argument(
+        "--users",
+        type=positive_int,
+        help=f"concurrent locust users (default: the file's, else {defaults.users})",
+    )
     parser.add_argument(
         "--allow-different",
         action="store_true",

@@ -217,7 +217,9 @@ def read_compare_file(path: Path, *, allow_remote: bool = False) -> CompareFile:
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise FileError(f"{path}: not valid TOML: {error}") from None
+        at = re.search(r"\(at line (\d+), column \d+\)", str(error))
+        where = f"{path}:{at.group(1)}" if at else str(path)
+        raise FileError(f"{where}: not valid TOML: {error}") from None
     except UnicodeDecodeError:
         raise FileError(f"{path}: not UTF-8 text") from None
     reader = Reader(path, text)

@@ -42,7 +42,7 @@ def arms_rows(results: dict[str, Any]) -> list[list[str]]:
     rows = []
     for name, service in results["settings"]["services"].items():
         if service["command"]:
-            how = " ".join(service["command"])
+            how = " ".join(service["command"]) + f" (in {service['cwd']})"
             if not service["own_process"]:
                 how += " (a launcher: no CPU or memory figures)"
         else:
@@ -52,12 +52,16 @@ def arms_rows(results: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+SCENARIO_HEADER = ["scenario", "request", "status", "compared by kind only (vary)"]
+
+
 def scenario_rows(results: dict[str, Any]) -> list[list[str]]:
     return [
         [
             scenario_label(results, name),
             f"{request['method']} {request['path']}",
             str(request["status"]),
+            (", ".join(request["vary"]) or "–") if "vary" in request else "not recorded",
         ]
         for name, request in results["settings"]["requests"].items()
     ]
@@ -110,7 +114,7 @@ health path. A ⚠ marks a flagged cell.
 
 ## Scenarios
 
-{markdown_table(["scenario", "request", "status"], scenario_rows(results))}
+{markdown_table(SCENARIO_HEADER, scenario_rows(results))}
 
 ## Answers that differ from the baseline's
 
@@ -135,10 +139,11 @@ def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
     ratio_svg = charts.ratio_chart(results) if comparisons(results) else None
     differences = difference_lines(results)
     extra = (
-        "<h2>Arms</h2>"
+        f"<h2>The file</h2><p>{escape(results['settings']['file'])}</p>"
+        + "<h2>Arms</h2>"
         + html_table(["arm", "label", "how it ran", "health"], arms_rows(results))
         + "<h2>Scenarios</h2>"
-        + html_table(["scenario", "request", "status"], scenario_rows(results))
+        + html_table(SCENARIO_HEADER, scenario_rows(results))
         + "<h2>Answers that differ from the baseline's</h2>"
         + (
             "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in differences) + "</ul>"
