@@ -125,7 +125,6 @@ def settings_from(arguments: argparse.Namespace) -> CompareSettings:
     settings = CompareSettings(
         file=file,
         allow_different=arguments.allow_different,
-        arm_options=file.arm_options,
         apps=plan.arms,
         scenarios=tuple(scenario.name for scenario in plan.scenarios),
         ports={s.name: s.port for s in plan.services if s.port is not None},

@@ -148,6 +148,13 @@ class Reader:
                 return number
         return None
 
+    def name(self, name: str, table: str, what: str) -> str:
+        """An arm's or a scenario's name, checked; returns its field (`table.name`)."""
+        field = f"{table}.{name}"
+        if not NAME.match(name):
+            raise self.fail(field, f"{what}'s name is 1-40 letters, digits, '.', '_' or '-'")
+        return field
+
     def table(self, value: Any, field: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.fail(field, f"expected a table, got {describe(value)}")
@@ -324,9 +331,7 @@ def read_verify(reader: Reader, value: Any) -> tuple[str, ...]:
 def read_arm(
     reader: Reader, name: str, value: Any, folder: Path
 ) -> tuple[Service, ArmOptions, str | None]:
-    field = f"arms.{name}"
-    if not NAME.match(name):
-        raise reader.fail(field, "an arm's name is 1-40 letters, digits, '.', '_' or '-'")
+    field = reader.name(name, "arms", "an arm")
     entry = reader.table(value, field)
     reader.known_keys(entry, ARM_KEYS, field)
     label = reader.string(entry.get("label", name), f"{field}.label")
@@ -437,9 +442,7 @@ def check_arms(
 
 
 def read_scenario(reader: Reader, name: str, value: Any) -> Scenario:
-    field = f"scenarios.{name}"
-    if not NAME.match(name):
-        raise reader.fail(field, "a scenario's name is 1-40 letters, digits, '.', '_' or '-'")
+    field = reader.name(name, "scenarios", "a scenario")
     entry = reader.table(value, field)
     reader.known_keys(entry, SCENARIO_KEYS, field)
     label = reader.string(entry.get("label", name), f"{field}.label")

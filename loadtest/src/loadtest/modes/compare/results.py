@@ -86,10 +86,7 @@ FOREIGN_CPU = "other programs used the app's CPU"  # analysis/flags.py's window 
 def terms_flags(settings: CompareSettings, pinning: PinningPlan) -> list[str]:
     """Arms on different terms: those the harness started run pinned to the app CPUs, the
     others (reached by URL, or launched by a command such as docker run) wherever they run."""
-    pinned = {
-        service.name: service.started_here and settings.arm_options[service.name].own_process
-        for service in settings.plan.services
-    }
+    pinned = {arm: settings.reads_process(arm) for arm in settings.plan.arms}
     if not pinning.enabled or len(set(pinned.values())) < 2:
         return []
     on_app_cpus = ", ".join(name for name, yes in pinned.items() if yes)

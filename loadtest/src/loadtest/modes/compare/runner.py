@@ -98,11 +98,7 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
 
 def measured_processes(settings: CompareSettings) -> list[Service]:
     """The arms whose process the harness starts and can read (not `docker run`'s client)."""
-    return [
-        service
-        for service in settings.plan.services
-        if service.started_here and settings.arm_options[service.name].own_process
-    ]
+    return [service for service in settings.plan.services if settings.reads_process(service.name)]
 
 
 def startup_count(settings: CompareSettings) -> int:

@@ -1,7 +1,7 @@
 """compare's settings: the benchmark's (its defaults, its --quick), the file's plan in place of
 the registry's, and what the file and the command line allow."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from loadtest.load.plan import PairedPlan
@@ -19,11 +19,19 @@ class CompareSettings(BenchmarkSettings):
         "docker",
         "cross_check",
         "ports",
-        "arm_options",  # settings.services says each arm's own_process
     )
-    arm_options: dict[str, ArmOptions] = field(default_factory=dict)
 
     @property
     def plan(self) -> PairedPlan:
         assert self.file is not None, "a compare run's settings come from its file"
         return self.file.plan
+
+    @property
+    def arm_options(self) -> dict[str, ArmOptions]:
+        assert self.file is not None, "a compare run's settings come from its file"
+        return self.file.arm_options
+
+    def reads_process(self, arm: str) -> bool:
+        """Whether the harness starts the arm's own process, pinned, and reads its CPU, memory
+        and start-up (not an arm reached by URL, nor one a launcher such as docker run starts)."""
+        return self.plan.service(arm).started_here and self.arm_options[arm].own_process
