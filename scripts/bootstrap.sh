@@ -45,7 +45,22 @@ sync_projects() {
   done
 }
 
+# The interpreter every environment is built on, a stated choice (results.json records its
+# build): LAB_PYTHON if set, else an optimised (PGO+LTO) Python 3.11 where the machine has one,
+# as production images do, else the first Python 3.11 (loadtest/src/loadtest/lab/interpreter.py).
+# uv rebuilds an environment whose interpreter differs from it.
+pick_interpreter() {
+  local here
+  here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  UV_PYTHON="$(python3 "$here/loadtest/src/loadtest/lab/interpreter.py" --pick 2>/dev/null)" || {
+    python3 "$here/loadtest/src/loadtest/lab/interpreter.py" --pick >/dev/null
+    exit 1
+  }
+  export UV_PYTHON
+}
+
 ensure_uv
+pick_interpreter
 unset VIRTUAL_ENV  # each project runs in its own .venv, never in the caller's
 # shellcheck disable=SC2046 # one word per project: the folder names have no spaces
 sync_projects $("$(dirname "${BASH_SOURCE[0]}")/lab_projects.sh")

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One arm of the factor experiment (docs/docker.md, "Why --docker found smaller ratios"): one of
+# the lab's apps, in a container or not, varied one factor at a time. The compare files beside
+# this script start it as an arm's command; it runs in the foreground until the harness stops it.
+#
+#   arm.sh APP PORT WHERE NETWORK CPU PYTHON
+#     APP      v1 | v2
+#     PORT     the port it listens on (in the container too, so every network variant can share it)
+#     WHERE    container | local
+#     NETWORK  proxy   published on 127.0.0.1:PORT through docker-proxy (docker-compose.yml's way)
+#              bridge  reached at its own address on the experiment's bridge, 172.30.0.<PORT-8000>
+#                      (no userland proxy: the kernel routes it, as with userland-proxy: false)
+#              host    the host's network namespace (--network host), on 127.0.0.1:PORT
+#              -       local processes
+#     CPU      quota   --cpus 1 (CFS quota: one CPU's worth of time, on any CPU; the compose file)
+#              cpuset  --cpuset-cpus APP_CPU (the CPU the local run pins the apps to)
+#              none    no limit
+#              -       local processes (the harness pins them itself)
+#     PYTHON   image   the image's interpreter (the stand-in's Debian 3.11.2, PGO+LTO)
+#              pyenv   pyenv's 3.11.7 (no PGO/LTO), mounted read-only, on the image's packages
+#              debian  local only: Debian's /usr/bin/python3.11 (PGO+LTO)
+# setup.sh makes the network, the database (172.30.0.2, pinned beside the load generator), the
+# images and the local environments these need.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/common.sh"
+[ $# -eq 6 ] || { echo "usage: arm.sh APP PORT WHERE NETWORK CPU PYTHON" >&2; exit 2; }
+app="$1" port="$2" where="$3" network="$4" cpu="$5" python="$6"
+case "$app" in
+  v1) project=app_v1 module=app_v1.main:app ;;
+  v2) project=app_v2 module=app_v2.main:app ;;
+  *) echo "arm.sh: APP is v1 or v2, not $app" >&2; exit 2 ;;
+esac
+uvicorn_arguments=(-m uvicorn "$module" --port "$port"
+  --http commons.hardening.http_protocol:BoundedHttpToolsProtocol
+  --workers 1 --no-access-log --log-level warning)
+
+if [ "$where" = local ]; then
+  environment="$FACTORS_ENVS/$project-$python"
+  [ -x "$environment/bin/python" ] || { echo "arm.sh: no $environment (run setup.sh)" >&2; exit 1; }
+  export DATABASE_URL="$FACTORS_DATABASE_URL"
+  exec "$environment/bin/python" "${uvicorn_arguments[@]}" --host 127.0.0.1
+fi
+
+name="pydantic-lab-factor-$app-$port"
+docker rm --force "$name" >/dev/null 2>&1 || true
+options=(--rm --name "$name" --label pydantic-lab.factors=1 --memory 512m
+  --env "DATABASE_URL=$FACTORS_DATABASE_URL")
+case "$network" in
+  proxy) options+=(--network "$FACTORS_NETWORK" --publish "127.0.0.1:$port:$port") ;;
+  bridge) options+=(--network "$FACTORS_NETWORK" --ip "172.30.0.$((port - 8000))") ;;
+  host) options+=(--network host) ;;
+  *) echo "arm.sh: NETWORK is proxy, bridge or host, not $network" >&2; exit 2 ;;
+esac
+case "$cpu" in
+  quota) options+=(--cpus 1) ;;
+  cpuset) options+=(--cpuset-cpus "$FACTORS_APP_CPU") ;;
+  none) ;;
+  *) echo "arm.sh: CPU is quota, cpuset or none, not $cpu" >&2; exit 2 ;;
+esac
+bind=0.0.0.0  # inside its own network namespace; only the host's loopback publishes it
+[ "$network" = host ] && bind=127.0.0.1  # the host's own namespace: loopback only
+interpreter=python
+case "$python" in
+  image) ;;
+  pyenv)
+    # pyenv's build links its libpython by an absolute rpath under /root (closed to the image's
+    # user): mounted elsewhere, the loader is told where; its own stdlib it finds from its path.
+    options+=(--volume "$FACTORS_PYENV:/opt/pyenv-python:ro" --env LD_LIBRARY_PATH=/opt/pyenv-python/lib
+      --env "PYTHONPATH=/lab/$project/.venv/lib/python3.11/site-packages")
+    interpreter=/opt/pyenv-python/bin/python3.11 ;;
+  *) echo "arm.sh: PYTHON in a container is image or pyenv, not $python" >&2; exit 2 ;;
+esac
+# Foreground, so the harness's stop (SIGTERM to this process group) reaches the container
+# through docker run's signal proxy, and --rm removes it.
+image="$(factor_image "$app")" || { echo "arm.sh: no image of app_$app (run setup.sh)" >&2; exit 1; }
+exec docker run "${options[@]}" "$image" \
+  "$interpreter" "${uvicorn_arguments[@]}" --host "$bind"

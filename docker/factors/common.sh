@@ -1,0 +1,22 @@
+# Sourced by the factor experiment's scripts: where its pieces are.
+FACTORS_NETWORK=pydantic-lab-factors          # a bridge of its own, 172.30.0.0/24
+FACTORS_DATABASE=pydantic-lab-factors-db      # PostgreSQL at 172.30.0.2, every arm reaches it the same way
+FACTORS_DATABASE_URL=postgresql://lab:lab@172.30.0.2:5432/lab
+FACTORS_POSTGRES_IMAGE="${POSTGRES_IMAGE:-pydantic-lab/postgres:15-debian12}"
+FACTORS_PYENV="${FACTORS_PYENV:-$HOME/.pyenv/versions/3.11.7}"   # the unoptimised build
+FACTORS_DEBIAN_PYTHON="${FACTORS_DEBIAN_PYTHON:-/usr/bin/python3.11}"  # the optimised one
+FACTORS_REPOSITORY="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+FACTORS_ENVS="$FACTORS_REPOSITORY/.tools/factors"    # the local arms' environments (git-ignored)
+# The lab's pinning (loadtest/lab/pinning.py): the load side on the first half of the CPUs, the
+# apps on the second; on this 2-CPU machine, CPU 0 and CPU 1.
+FACTORS_APP_CPU="$(( $(nproc) - 1 ))"
+FACTORS_LOAD_CPU=0
+
+# The app's image as Compose named it: project_service (1.29) or project-service (v2).
+factor_image() {
+  local name
+  for name in "pydantic-lab_app_$1" "pydantic-lab-app_$1"; do
+    docker image inspect "$name" >/dev/null 2>&1 && { echo "$name"; return 0; }
+  done
+  return 1
+}

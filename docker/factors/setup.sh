@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The factor experiment's fixtures (docs/docker.md, "Why --docker found smaller ratios"), as
+# root with a Docker engine running: the arms' images (docker-compose.yml's, on the base images
+# PYTHON_IMAGE/POSTGRES_IMAGE name), a bridge network of its own, PostgreSQL on it at 172.30.0.2
+# pinned beside the load generator with the lab's dataset, and the local arms' environments on
+# both interpreters. `setup.sh --remove` takes the network and database away again.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/common.sh"
+cd "$FACTORS_REPOSITORY"
+say() { echo "[factors] $*"; }
+
+if [ "${1:-}" = --remove ]; then
+  docker ps --all --quiet --filter label=pydantic-lab.factors=1 | xargs -r docker rm --force >/dev/null
+  docker rm --force "$FACTORS_DATABASE" >/dev/null 2>&1 || true
+  docker network rm "$FACTORS_NETWORK" >/dev/null 2>&1 || true
+  say "removed the network, the database and any arm left"
+  exit 0
+fi
+
+source scripts/bootstrap.sh >/dev/null   # uv, and the environments the dataset loader runs in
+# The arms' images as docker-compose.yml builds them (set PYTHON_IMAGE/POSTGRES_IMAGE to the
+# stand-ins of docker/base/build.sh where Docker Hub is out of reach, as for the compose path).
+if ! { factor_image v1 >/dev/null && factor_image v2 >/dev/null; }; then
+  say "images: compose build app_v1 app_v2"
+  compose=(docker-compose); docker compose version >/dev/null 2>&1 && compose=(docker compose)
+  "${compose[@]}" build app_v1 app_v2 >/dev/null
+fi
+say "images: $(factor_image v1) $(factor_image v2)"
+
+docker network inspect "$FACTORS_NETWORK" >/dev/null 2>&1 \
+  || docker network create --subnet 172.30.0.0/24 "$FACTORS_NETWORK" >/dev/null
+if ! docker inspect "$FACTORS_DATABASE" >/dev/null 2>&1; then
+  docker run --detach --name "$FACTORS_DATABASE" --label pydantic-lab.factors=1 \
+    --network "$FACTORS_NETWORK" --ip 172.30.0.2 --cpuset-cpus "$FACTORS_LOAD_CPU" \
+    --env POSTGRES_USER=lab --env POSTGRES_PASSWORD=lab --env POSTGRES_DB=lab \
+    "$FACTORS_POSTGRES_IMAGE" >/dev/null
+fi
+for _ in $(seq 60); do
+  docker exec "$FACTORS_DATABASE" pg_isready -h 127.0.0.1 -U lab -d lab >/dev/null 2>&1 && break
+  sleep 1
+done
+say "database: $FACTORS_DATABASE_URL (CPU $FACTORS_LOAD_CPU); loading the dataset"
+DATABASE_URL="$FACTORS_DATABASE_URL" loadtest/.venv/bin/python -m loadtest dataset >/dev/null
+
+for project in app_v1 app_v2; do
+  for build in pyenv debian; do
+    interpreter="$FACTORS_PYENV/bin/python3.11"
+    [ "$build" = debian ] && interpreter="$FACTORS_DEBIAN_PYTHON"
+    UV_PROJECT_ENVIRONMENT="$FACTORS_ENVS/$project-$build" \
+      uv sync --quiet --locked --no-dev --compile-bytecode --python "$interpreter" --project "$project"
+  done
+done
+say "local environments: $(ls "$FACTORS_ENVS" | tr '\n' ' ')"
+say "ready: ./test.sh compare docker/factors/network.toml --allow-remote (and the other files)"
