@@ -1,7 +1,9 @@
 """`./test.sh --docker`: the same benchmark against the compose stack (docker-compose.yml).
 
-PostgreSQL runs in the `db` service; each cell recreates the app's container (a fresh process)
-and reads its memory from the container's own accounting (`docker stats`: no USS there).
+PostgreSQL runs in the `db` service; each cell recreates the app's container (a fresh process).
+As root, the harness reads the container's processes as it reads a local app's (RSS and USS of
+the process tree, CPU per request, through the PID `docker inspect` gives); otherwise memory is
+the container's own accounting (`docker stats`: no USS there) and CPU is not read.
 
 Compose v2 (`docker compose`) is used where it is installed, else Compose 1.28 or newer
 (`docker-compose`, Debian's 1.29): the file is valid for both, and the lab waits for the
@@ -20,10 +22,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, prepare_schema
 from loadtest.lab.errors import LabError
-from loadtest.lab.memory import MemoryReading
+from loadtest.lab.memory import MemoryReading, read_tree_memory
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.lab.services import RunningApp, wait_for_health
 
@@ -199,13 +203,46 @@ def start_container_app(name: str, base_url: str, log_path: Path) -> RunningApp:
     versions = wait_for_health(
         f"{base_url}/health", is_alive=lambda: True, timeout_s=60, what=service
     )
+    pid = readable_container_pid(container_id)
     return RunningApp(
         name,
         base_url,
         versions,
-        read_memory=lambda: container_memory(container_id),
+        read_memory=(
+            (lambda: read_tree_memory(pid))
+            if pid is not None
+            else (lambda: container_memory(container_id))
+        ),
         stop=lambda: stop_container(service, container_id, log_path),
+        container_pid=pid,
     )
+
+
+def container_pid(container_id: str) -> int | None:
+    """The container's main process as this machine numbers it (`docker inspect`)."""
+    answer = run_docker(["docker", "inspect", "--format", "{{.State.Pid}}", container_id])
+    text = answer.stdout.strip()
+    return int(text) if answer.returncode == 0 and text.isdigit() and int(text) > 0 else None
+
+
+def readable_container_pid(container_id: str) -> int | None:
+    """The main process, where its memory (USS included) can be read from here: as root, the
+    host reads a container's processes as it reads its own (the local run's measure exactly);
+    otherwise None, and memory falls back to `docker stats`, CPU to nothing."""
+    pid = container_pid(container_id)
+    if pid is None:
+        return None
+    try:
+        read_tree_memory(pid)
+    except (psutil.AccessDenied, psutil.NoSuchProcess, PermissionError):
+        return None
+    return pid
+
+
+def process_memory_readable() -> bool:
+    """Whether --docker reads the containers' processes directly (root) or asks docker stats:
+    what results.json's memory figures are."""
+    return os.geteuid() == 0
 
 
 def stop_container(service: str, container_id: str, log_path: Path) -> None:

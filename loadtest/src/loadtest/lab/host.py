@@ -2,9 +2,14 @@
 
 import os
 import platform
+import sys
 from pathlib import Path
+from typing import Any
 
 import psutil
+
+from loadtest.lab.arms import BASELINE, arm_python
+from loadtest.lab.interpreter import build_facts, describe
 
 
 def cpu_model() -> str:
@@ -24,4 +29,21 @@ def host_facts() -> dict[str, object]:
         "memory_gib": round(psutil.virtual_memory().total / 1024**3, 1),
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
+        "interpreter": lab_interpreter(),
     }
+
+
+def lab_interpreter() -> dict[str, object]:
+    """The build every local arm runs on: the lab's environments all share the interpreter the
+    bootstrap picked (scripts/bootstrap.sh), so the baseline's stands for them all."""
+    python = arm_python(BASELINE)
+    return build_facts(python if python.exists() else sys.executable) | {"where": "local"}
+
+
+def interpreter_text(host: dict[str, Any]) -> str:
+    """`Python 3.11.2 (CPython 3.11.2, PGO+LTO, local)`: which build the figures come from
+    (runs before the lab recorded it say so)."""
+    facts = host.get("interpreter")
+    if not facts:
+        return f"Python {host['python']} (its build was not recorded)"
+    return f"Python {facts['version']} ({describe(facts)}, {facts.get('where', 'local')})"

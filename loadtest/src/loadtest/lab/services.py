@@ -76,11 +76,14 @@ class RunningApp:
     started_s: float | None = None  # launch to the first 200 on its health path
     log_path: Path | None = None  # where a local process writes (its last lines: an error's)
     what: str = ""  # how errors name it (the lab's arms: their environment folder)
+    # A container's main process as this machine sees it, where its /proc can be read.
+    container_pid: int | None = None
 
     @property
     def pid(self) -> int | None:
-        """The process tree's root, where its CPU can be read (None in a container)."""
-        return self.process.pid if self.process is not None else None
+        """The process tree's root, where its CPU can be read: the local process, or the
+        container's main process (None where neither can be read)."""
+        return self.process.pid if self.process is not None else self.container_pid
 
 
 def log_tail(log_path: Path, lines: int = LOG_TAIL_LINES) -> str:

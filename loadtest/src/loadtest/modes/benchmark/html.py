@@ -5,6 +5,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark import charts
 from loadtest.modes.benchmark.tables import (
     VERSION_LIBRARIES,
@@ -150,7 +151,7 @@ in brackets. ⚠: see the flags.</p>
 {versions_section}
 <h2>Host</h2>
 <p>{escape(host["cpu_model"])}, {host["cores"]} cores ({host["cores_available"]} available),
-{host["memory_gib"]} GiB, {escape(host["os"])}, Python {escape(host["python"])}.</p>
+{host["memory_gib"]} GiB, {escape(host["os"])}, {escape(interpreter_text(host))}.</p>
 """
     return page(f"{' vs '.join(arms)} — {kind} report", body)
 

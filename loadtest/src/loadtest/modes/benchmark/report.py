@@ -5,6 +5,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.tables import (
     VERSION_LIBRARIES,
@@ -109,7 +110,7 @@ flagged cell.
 ## Host
 
 {host["cpu_model"]}, {host["cores"]} cores ({host["cores_available"]} available), \
-{host["memory_gib"]} GiB, {host["os"]}, Python {host["python"]}.
+{host["memory_gib"]} GiB, {host["os"]}, {interpreter_text(host)}.
 """
     path = run_dir / "report.md"
     path.write_text(text)

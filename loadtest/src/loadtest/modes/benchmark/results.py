@@ -245,6 +245,15 @@ def locust_results(
     return entries, flags
 
 
+def memory_source(settings: BenchmarkSettings, lives: list[ArmLife]) -> str:
+    """What the memory figures are: the process tree's RSS and USS, read directly (local arms,
+    and containers where the harness may read their processes), or `docker stats`."""
+    readings = [reading for life in lives for reading in (life.idle, life.peak, life.after)]
+    if settings.docker and any(reading and reading.uss_mib is None for reading in readings):
+        return "docker stats"
+    return "process tree"
+
+
 def build_results(
     *,
     settings: BenchmarkSettings,
@@ -338,6 +347,7 @@ def build_results(
                 for repeat in range(1, settings.repeats + 1)
             ],
             "access_log": False,
+            "memory_source": memory_source(settings, lives),
         },
         "load_generator": load_generator,
         "apps": apps,

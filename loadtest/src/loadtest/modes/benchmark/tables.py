@@ -44,9 +44,14 @@ def scenario_label(results: dict[str, Any], name: str) -> str:
 
 
 def memory_measure(results: dict[str, Any]) -> str:
-    """What the memory figures are: the RSS of the app's process tree locally (with its USS);
-    with --docker, the container's usage as `docker stats` reports it (no USS there)."""
-    return "container (docker stats)" if results["settings"].get("docker") else "RSS"
+    """What the memory figures are: the RSS of the app's process tree (with its USS), locally
+    and, where the harness could read the containers' processes, with --docker; else the
+    container's usage as `docker stats` reports it (no USS there; runs before the harness
+    read containers' processes recorded no source)."""
+    settings = results["settings"]
+    if settings.get("docker") and settings.get("memory_source", "docker stats") == "docker stats":
+        return "container (docker stats)"
+    return "RSS"
 
 
 def comparisons(results: dict[str, Any]) -> list[Comparison]:
@@ -203,7 +208,7 @@ def table_rows(
                     *(format_spread(figures, "import_s", 2) for figures in startups),
                 ]
             )
-    with_uss = not results["settings"].get("docker")  # no USS in a container's figure
+    with_uss = memory_measure(results) == "RSS"  # no USS in docker stats' figure
     for moment in ("idle", "peak", "after"):
         cells = []
         for arm in arms:

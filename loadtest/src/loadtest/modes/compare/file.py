@@ -55,6 +55,7 @@ ARM_KEYS = (
     "compare_with",
     "start_timeout_s",
     "own_process",
+    "container",
 )
 SCENARIO_KEYS = (
     "label",
@@ -86,6 +87,8 @@ class ArmOptions:
 
     start_timeout_s: float = 60.0
     own_process: bool = True  # false: the command only launches it (docker run): no CPU/memory
+    # ... unless it names the container it starts, whose processes are read instead (root)
+    container: str | None = None
 
 
 @dataclass(frozen=True)
@@ -343,7 +346,17 @@ def read_arm(
             entry.get("start_timeout_s", 60), f"{field}.start_timeout_s", 1, 3600
         ),
         own_process=reader.boolean(entry.get("own_process", True), f"{field}.own_process"),
+        container=(
+            reader.string(entry["container"], f"{field}.container")
+            if "container" in entry
+            else None
+        ),
     )
+    if extra.container is not None and (extra.own_process or "command" not in entry):
+        raise reader.fail(
+            f"{field}.container",
+            "names the container a launcher starts: give it with a command and own_process = false",
+        )
     reference = entry.get("compare_with")
     if reference is not None:
         reference = reader.string(reference, f"{field}.compare_with")
@@ -357,7 +370,7 @@ def read_arm(
     if "command" not in entry:
         if url is None:
             raise reader.fail(field, "give a command to start it, or the url it answers on")
-        for key in ("cwd", "env", "port", "own_process"):
+        for key in ("cwd", "env", "port", "own_process", "container"):
             if key in entry:
                 raise reader.fail(f"{field}.{key}", "only an arm with a command takes it")
         service = Service(name, label, None, None, url, health)

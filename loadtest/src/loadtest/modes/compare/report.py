@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark import charts
 from loadtest.modes.benchmark.html import run_page
 from loadtest.modes.benchmark.report import print_report as print_benchmark_report
@@ -127,7 +128,7 @@ health path. A ⚠ marks a flagged cell.
 ## Host
 
 {host["cpu_model"]}, {host["cores"]} cores ({host["cores_available"]} available), \
-{host["memory_gib"]} GiB, {host["os"]}, Python {host["python"]}; pinning: \
+{host["memory_gib"]} GiB, {host["os"]}, {interpreter_text(host)}; pinning: \
 {settings["pinning"]["note"]}.
 """
     path = run_dir / "report.md"

@@ -13,8 +13,9 @@ from rich.console import Console
 from loadtest.lab.arms import rotations
 from loadtest.lab.database import LabDatabase, check_configured_url
 from loadtest.lab.dataset import load_dataset
+from loadtest.lab.docker import readable_container_pid
 from loadtest.lab.errors import LabError
-from loadtest.lab.memory import PeakMemorySampler
+from loadtest.lab.memory import PeakMemorySampler, read_tree_memory
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.processes import ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
@@ -135,9 +136,12 @@ def start_arm(
     )
     if not options.own_process:
         # Its process only launched the service (docker run): CPU and memory would be the
-        # launcher's, so none are read; stopping it still stops the launcher's group.
-        app.read_memory = lambda: None
+        # launcher's, so they are read from the container it names, where this machine can
+        # read its processes, or not at all; stopping it still stops the launcher's group.
         app.process = None
+        pid = readable_container_pid(options.container) if options.container else None
+        app.container_pid = pid
+        app.read_memory = (lambda: read_tree_memory(pid)) if pid is not None else (lambda: None)
     return app
 
 
