@@ -469,3 +469,28 @@ def test_with_both_an_arm_on_another_host_is_read(tmp_path: Path) -> None:
 def test_this_machine_needs_neither(tmp_path: Path, url: str) -> None:
     file = read(tmp_path, REMOTE.replace("http://10.1.2.3:8000", url))
     assert file.plan.service("remote").base_url == url
+
+
+def test_a_launched_arm_may_name_its_container(tmp_path: Path) -> None:
+    body = (
+        'command = "docker run --rm --name shop-new shop:new"\nport = 8002\n'
+        'own_process = false\ncontainer = "shop-new"\n'
+    )
+    found = read(tmp_path, with_new(body))
+    assert found.arm_options["new"].container == "shop-new"
+    assert found.arm_options["old"].container is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        'command = "docker run shop:new"\nport = 8002\ncontainer = "shop-new"\n',
+        'url = "http://127.0.0.1:8002"\ncontainer = "shop-new"\n',
+    ],
+    ids=["its-own-process", "a-url"],
+)
+def test_only_a_launcher_names_a_container(tmp_path: Path, body: str) -> None:
+    text = with_new(body)
+    message = failure(tmp_path, text)
+    assert f":{line_of(text, 'container =')}:" in message or "arms.new.container" in message
+    assert "arms.new.container" in message
