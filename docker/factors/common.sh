@@ -8,8 +8,9 @@ FACTORS_DEBIAN_PYTHON="${FACTORS_DEBIAN_PYTHON:-/usr/bin/python3.11}"  # the opt
 FACTORS_REPOSITORY="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FACTORS_ENVS="$FACTORS_REPOSITORY/.tools/factors"    # the local arms' environments (git-ignored)
 # The lab's pinning (loadtest/lab/pinning.py): the load side on the first half of the CPUs, the
-# apps on the second; on this 2-CPU machine, CPU 0 and CPU 1.
-FACTORS_APP_CPU="$(( $(nproc) - 1 ))"
+# apps on the second; on a 2-CPU machine, CPU 0 and CPU 1. `nproc --all`: the harness starts
+# arm.sh already pinned to the app CPUs, where plain nproc would count those alone.
+FACTORS_APP_CPU="$(( $(nproc --all) - 1 ))"
 FACTORS_LOAD_CPU=0
 
 # The app's image as Compose named it: project_service (1.29) or project-service (v2).

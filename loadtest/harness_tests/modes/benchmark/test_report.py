@@ -5,11 +5,13 @@ from pathlib import Path
 from harness_tests.factories import (
     TWO_ARMS,
     build,
+    make_life,
     make_run,
     steady_rounds,
     steady_runs,
     three_arm_rounds,
 )
+from loadtest.lab.memory import MemoryReading
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.report import write_report
@@ -164,3 +166,21 @@ def test_two_runs_compare_their_ratios_start_up_and_memory() -> None:
     assert by_metric["READ v2/v1 [95% CI]"] == ["3.00x [3.00–3.00]"] * 2
     assert by_metric["v2 memory idle / peak, RSS MiB"] == ["71.0 / 91.0"] * 2
     assert "v1 start-up to first /health, s" in by_metric
+
+
+def test_docker_memory_is_named_by_where_it_was_read() -> None:
+    """--docker as root reads the containers' process trees (RSS and USS, as a local run);
+    otherwise docker stats, which has no USS. Runs before the source was recorded: docker stats."""
+    docker = BenchmarkSettings(docker=True)
+    direct = build(steady_runs(), settings=docker)
+    assert direct["settings"]["memory_source"] == "process tree"
+    assert "memory idle, RSS (USS) MiB" in {row[0] for row in table_rows(direct)[1]}
+    stats_life = [make_life(arm) for arm in docker.apps]
+    for life in stats_life:
+        life.idle, life.peak, life.after = (MemoryReading(value, None) for value in (70, 75, 72))
+    stats = build(steady_runs(), settings=docker, lives=stats_life)
+    assert stats["settings"]["memory_source"] == "docker stats"
+    metrics = {row[0] for row in table_rows(stats)[1]}
+    assert "memory idle, container (docker stats) MiB" in metrics
+    del direct["settings"]["memory_source"]  # results.json of a run before it was recorded
+    assert "memory idle, container (docker stats) MiB" in {row[0] for row in table_rows(direct)[1]}
