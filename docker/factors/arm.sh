@@ -3,7 +3,7 @@
 # the lab's apps, in a container or not, varied one factor at a time. The compare files beside
 # this script start it as an arm's command; it runs in the foreground until the harness stops it.
 #
-#   arm.sh APP PORT WHERE NETWORK CPU PYTHON
+#   arm.sh APP PORT WHERE NETWORK CPU PYTHON [DATABASE]
 #     APP      v1 | v2
 #     PORT     the port it listens on (in the container too, so every network variant can share it)
 #     WHERE    container | local
@@ -19,13 +19,22 @@
 #     PYTHON   image   the image's interpreter (the stand-in's Debian 3.11.2, PGO+LTO)
 #              pyenv   pyenv's 3.11.7 (no PGO/LTO), mounted read-only, on the image's packages
 #              debian  local only: Debian's /usr/bin/python3.11 (PGO+LTO)
+#     DATABASE container  the experiment's PostgreSQL container at 172.30.0.2 (the default)
+#              lab        the lab's embedded PostgreSQL, which compare's [database] starts and
+#                         hands over in DATABASE_URL (local arms only)
 # setup.sh makes the network, the database (172.30.0.2, pinned beside the load generator), the
 # images and the local environments these need.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/common.sh"
-[ $# -eq 6 ] || { echo "usage: arm.sh APP PORT WHERE NETWORK CPU PYTHON" >&2; exit 2; }
-app="$1" port="$2" where="$3" network="$4" cpu="$5" python="$6"
+[ $# -eq 6 ] || [ $# -eq 7 ] || { echo "usage: arm.sh APP PORT WHERE NETWORK CPU PYTHON [DATABASE]" >&2; exit 2; }
+app="$1" port="$2" where="$3" network="$4" cpu="$5" python="$6" database="${7:-container}"
+case "$database" in
+  container) database_url="$FACTORS_DATABASE_URL" ;;
+  lab) database_url="${DATABASE_URL:?the lab database comes from compare's [database]}"
+       [ "$where" = local ] || { echo "arm.sh: DATABASE lab is for local arms" >&2; exit 2; } ;;
+  *) echo "arm.sh: DATABASE is container or lab, not $database" >&2; exit 2 ;;
+esac
 case "$app" in
   v1) project=app_v1 module=app_v1.main:app ;;
   v2) project=app_v2 module=app_v2.main:app ;;
@@ -38,7 +47,7 @@ uvicorn_arguments=(-m uvicorn "$module" --port "$port"
 if [ "$where" = local ]; then
   environment="$FACTORS_ENVS/$project-$python"
   [ -x "$environment/bin/python" ] || { echo "arm.sh: no $environment (run setup.sh)" >&2; exit 1; }
-  export DATABASE_URL="$FACTORS_DATABASE_URL"
+  export DATABASE_URL="$database_url"
   exec "$environment/bin/python" "${uvicorn_arguments[@]}" --host 127.0.0.1
 fi
 
@@ -47,7 +56,7 @@ docker rm --force "$name" >/dev/null 2>&1 || true
 # No healthcheck: the harness asks /health itself, and the image's check (a new python every 2 s,
 # run inside the container) would spend the CPUs this experiment measures.
 options=(--rm --name "$name" --label pydantic-lab.factors=1 --memory 512m --no-healthcheck
-  --env "DATABASE_URL=$FACTORS_DATABASE_URL")
+  --env "DATABASE_URL=$database_url")
 case "$network" in
   proxy) options+=(--network "$FACTORS_NETWORK" --publish "127.0.0.1:$port:$port") ;;
   bridge) options+=(--network "$FACTORS_NETWORK" --ip "172.30.0.$((port - 8000))") ;;
