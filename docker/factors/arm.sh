@@ -31,7 +31,7 @@ source "$here/common.sh"
 app="$1" port="$2" where="$3" network="$4" cpu="$5" python="$6" database="${7:-container}"
 case "$database" in
   container) database_url="$FACTORS_DATABASE_URL" ;;
-  lab) database_url="${DATABASE_URL:?the lab database comes from compare's [database]}"
+  lab) database_url="${DATABASE_URL:?no DATABASE_URL: give the compare file a [database] table}"
        [ "$where" = local ] || { echo "arm.sh: DATABASE lab is for local arms" >&2; exit 2; } ;;
   *) echo "arm.sh: DATABASE is container or lab, not $database" >&2; exit 2 ;;
 esac
