@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -25,6 +26,7 @@ from loadtest.lab.docker import (
 )
 from loadtest.lab.errors import LabError
 from loadtest.lab.paths import REPOSITORY_ROOT
+from loadtest.lab.pinning import plan_pinning
 from loadtest.modes.up.settings import LOCUST_WEB_PORT
 
 COMPOSE_FILE = REPOSITORY_ROOT / "docker-compose.yml"
@@ -330,3 +332,62 @@ def test_up_healthy_says_what_an_exited_container_printed_last(monkeypatch) -> N
 def test_a_docker_command_that_hangs_is_one_line() -> None:
     with pytest.raises(LabError, match=r"^`sleep 5 \.\.\.` timed out after 0s$"):
         docker.run_docker(["sleep", "5"], timeout_s=0.2)
+
+
+def measuring_override(apps: tuple[str, ...] = ("v1", "v2")) -> dict[str, Any]:
+    return docker.measuring_terms(apps, plan_pinning(True, {0, 1, 2, 3}))
+
+
+def test_measured_containers_run_on_the_local_runs_terms() -> None:
+    """Pinned as the local run pins (apps on the second half of the CPUs, the database beside
+    the load generator on the first), and no healthcheck inside an app while it is measured."""
+    services = measuring_override()["services"]
+    assert services["db"] == {"cpuset": "0,1"}
+    for arm in ("v1", "v2"):
+        assert services[ARMS[arm].environment] == {
+            "cpuset": "2,3",
+            "healthcheck": {"disable": True},
+        }
+    assert set(services) == {"db", "app_v1", "app_v2"}  # only the arms that run
+
+
+def test_the_measuring_override_is_valid_compose_merged_with_the_file() -> None:
+    schema_file = files("check_jsonschema.builtin_schemas.vendor").joinpath("compose-spec.json")
+    validator = jsonschema.Draft202012Validator(json.loads(schema_file.read_text()))
+    override = measuring_override(("v1", "v2", "v2-latest"))
+    assert list(validator.iter_errors(override)) == []
+    merged = {
+        **COMPOSE,
+        "services": {
+            name: {**service, **override["services"].get(name, {})}
+            for name, service in SERVICES.items()
+        },
+    }
+    assert list(validator.iter_errors(merged)) == []
+
+
+@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="docker-compose not installed")
+def test_docker_compose_1_29_applies_the_measuring_override(tmp_path: Path) -> None:
+    override = tmp_path / "compose.override.json"
+    override.write_text(json.dumps(measuring_override()))
+    answer = subprocess.run(
+        ["docker-compose", f"--file={COMPOSE_FILE}", f"--file={override}", "config"],
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY_ROOT,
+        timeout=60,
+    )
+    assert answer.returncode == 0, answer.stderr
+    merged = yaml.safe_load(answer.stdout)["services"]
+    assert merged["app_v1"]["cpuset"] == "2,3" and merged["db"]["cpuset"] == "0,1"
+    assert merged["app_v1"]["healthcheck"]["test"] == ["NONE"]  # how Compose writes `disable`
+    assert merged["app_v1"]["cpus"] == 1.0  # the file's limit stays: on one CPU it never binds
+
+
+def test_the_pinning_line_says_which_terms_the_containers_ran_on() -> None:
+    pinned = docker.docker_pinning_note(plan_pinning(True, {0, 1}))
+    assert pinned == (
+        "app containers on CPU 1 (cpuset, no healthcheck while measured); "
+        "locust, the runner and the db container on CPU 0"
+    )
+    assert "compose's own terms" in docker.docker_pinning_note(plan_pinning(False, {0, 1}))

@@ -29,6 +29,7 @@ from loadtest.lab.database import LabDatabase, prepare_schema
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import MemoryReading, read_tree_memory
 from loadtest.lab.paths import REPOSITORY_ROOT
+from loadtest.lab.pinning import PinningPlan, format_cpus
 from loadtest.lab.services import RunningApp, wait_for_health
 
 COMPOSE_FILE = REPOSITORY_ROOT / "docker-compose.yml"
@@ -111,8 +112,14 @@ def ensure_docker_engine() -> None:
     find_compose()
 
 
+# The override a --docker run adds to docker-compose.yml for its own stack (measuring_terms),
+# or none: compose's own terms.
+OVERRIDE: list[Path] = []
+
+
 def compose(*arguments: str, timeout_s: float = 900) -> str:
-    command = [*find_compose().command, "--file", str(COMPOSE_FILE), *arguments]
+    files = [COMPOSE_FILE, *OVERRIDE]
+    command = [*find_compose().command, *(f"--file={path}" for path in files), *arguments]
     result = run_docker(command, timeout_s, cwd=REPOSITORY_ROOT)
     if result.returncode != 0:
         last_line = (result.stderr.strip().splitlines() or ["?"])[-1]
@@ -180,14 +187,55 @@ def compose_database_url() -> str:
     return f"postgresql://{user}:{password}@127.0.0.1:{port}/{database}"
 
 
+def measuring_terms(apps: tuple[str, ...], pinning: PinningPlan) -> dict[str, Any]:
+    """docker-compose.yml on the local run's terms, as an override: each app's container on the
+    app CPUs (cpuset, as the local run pins its apps; compose's one-CPU quota then never binds),
+    the database on the load side's, and no healthcheck in the apps' containers while they are
+    measured (the image's runs a new python every 2 s in the container, about 5% of a CPU; the
+    harness asks /health itself). The factor experiment that led here: docs/docker.md."""
+    services: dict[str, Any] = {"db": {"cpuset": format_cpus(pinning.load_cpus)}}
+    for name in apps:
+        services[ARMS[name].environment] = {
+            "cpuset": format_cpus(pinning.app_cpus),
+            "healthcheck": {"disable": True},
+        }
+    return {"services": services}
+
+
+def docker_pinning_note(pinning: PinningPlan) -> str:
+    if not pinning.enabled:
+        return (
+            "not pinned (--no-pin): compose's own terms, every app container held to one CPU's "
+            "time (cpus: 1) on any CPU, beside locust, and healthchecks every 2 s "
+            "(docker-compose.yml)"
+        )
+    return (
+        f"app containers on CPU {format_cpus(pinning.app_cpus)} (cpuset, no healthcheck while "
+        f"measured); locust, the runner and the db container on CPU "
+        f"{format_cpus(pinning.load_cpus)}"
+    )
+
+
 def start_docker_stack(
-    stack: ExitStack, apps: tuple[str, ...], ports: dict[str, int]
+    stack: ExitStack,
+    apps: tuple[str, ...],
+    ports: dict[str, int],
+    pinning: PinningPlan,
+    run_dir: Path,
 ) -> LabDatabase:
     """Build the arms' images, start the db service; the arms start one by one later (the
-    runner has called ensure_docker_engine before anything was written)."""
+    runner has called ensure_docker_engine before anything was written). Pinned, the stack runs
+    on the local run's terms (measuring_terms, kept in the run folder as compose.override.json);
+    not pinned, on docker-compose.yml's own."""
     if any(ports[name] != ARMS[name].port for name in apps):
         published = ", ".join(str(ARMS[name].port) for name in apps)
         raise LabError(f"--docker uses the ports in docker-compose.yml ({published})")
+    OVERRIDE.clear()
+    if pinning.enabled:
+        override = run_dir / "compose.override.json"  # JSON is YAML: both Composes read it
+        override.write_text(json.dumps(measuring_terms(apps, pinning), indent=2) + "\n")
+        OVERRIDE.append(override)
+        stack.callback(OVERRIDE.clear)
     build(*(ARMS[name].environment for name in apps))
     stack.callback(compose, "down", "--volumes", "--remove-orphans")
     up_healthy("db")

@@ -76,9 +76,7 @@ def build_facts(python: str | os.PathLike[str], run: list[str] | None = None) ->
         known_from = f"Debian's package {package} (built with PGO and LTO; sysconfig omits it)"
     else:
         pgo = lto = False
-        known_from = (
-            "configure flags (sysconfig CONFIG_ARGS): no --enable-optimizations, no --with-lto"
-        )
+        known_from = "configure flags (sysconfig CONFIG_ARGS): neither PGO nor LTO asked for"
     return {
         "implementation": raw["implementation"],
         "version": raw["version"],

@@ -60,6 +60,10 @@ def gaps(results: dict[str, Any], *, docker: bool = False) -> list[str]:
                 ratio = results["ratios_vs_baseline"].get(scenario, {}).get(arm)
                 if not has_interval(ratio):
                     found.append(f"{arm} · {scenario}: no ratio to {baseline} with its interval")
+            if docker and settings.get("memory_source") == "process tree":
+                # Read directly, the containers' CPU is read too, as a local run's.
+                if not (figures.get("app_cpu_ms_per_request") or 0) > 0:
+                    found.append(f"{arm} · {scenario}: the container's CPU was not read")
         memory = own["memory"]
         missing = [key for key in MEMORY_READINGS if not (memory.get(key) or 0) > 0]
         if missing:

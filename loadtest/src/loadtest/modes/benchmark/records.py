@@ -20,6 +20,7 @@ class ArmLife:
     peak: MemoryReading | None = None
     after: MemoryReading | None = None
     problems: dict[str, list[str]] = field(default_factory=dict)  # verification, per scenario
+    cpus: tuple[int, ...] | None = None  # where its process may run, where that was read
 
 
 @dataclass

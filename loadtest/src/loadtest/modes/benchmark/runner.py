@@ -15,9 +15,9 @@ from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import DEFAULT_ARMS, rotations
 from loadtest.lab.database import LabDatabase
 from loadtest.lab.dataset import count_posts_titled, load_dataset
-from loadtest.lab.docker import ensure_docker_engine, start_docker_stack
+from loadtest.lab.docker import docker_pinning_note, ensure_docker_engine, start_docker_stack
 from loadtest.lab.memory import MemoryReading, PeakMemorySampler
-from loadtest.lab.pinning import PinningPlan
+from loadtest.lab.pinning import PinningPlan, plan_pinning
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
 from loadtest.load.paired import app_cpu_capacity, locust_start_s, run_schedule
@@ -39,10 +39,6 @@ from loadtest.modes.session import CALIBRATION_S, check_local_arms, open_session
 from loadtest.output.run_folder import link_latest
 
 KIND = "benchmark"
-DOCKER_PINNING = (
-    "not pinned: the apps run in containers with the same CPU and memory limits "
-    "(docker-compose.yml)"
-)
 QUIET_S = 1.0  # let the apps go quiet before idle/after memory readings
 
 
@@ -83,8 +79,11 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
                 highlight=False,
             )
         if settings.docker:
-            session.pin(False, note=DOCKER_PINNING)
-            database = start_docker_stack(session.stack, settings.apps, settings.ports)
+            pinning = plan_pinning(settings.pin)
+            session.pin(settings.pin, note=docker_pinning_note(pinning))
+            database = start_docker_stack(
+                session.stack, settings.apps, settings.ports, session.pinning, run_dir
+            )
         else:
             session.pin(settings.pin)
             database = session.start_database()

@@ -1,6 +1,7 @@
 """A compare run's results.json (docs/results.md): the benchmark's, for the file's arms and
 scenarios, with what the file declared and where the arms' answers differed."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from loadtest.lab.pinning import PinningPlan
@@ -68,7 +69,7 @@ def build_compare_results(
         for name, per_arm in differences.items()
         for arm, lines in per_arm.items()
     ]
-    terms = terms_flags(settings, pinning)
+    terms = terms_flags(settings, pinning, lives)
     if terms:  # an unpinned arm on the app CPUs is no "other program": its own flag says why
         results["flags"] = [flag for flag in results["flags"] if FOREIGN_CPU not in flag]
         for figures in results["apps"].values():
@@ -83,10 +84,21 @@ def build_compare_results(
 FOREIGN_CPU = "other programs used the app's CPU"  # analysis/flags.py's window flag
 
 
-def terms_flags(settings: CompareSettings, pinning: PinningPlan) -> list[str]:
+def terms_flags(
+    settings: CompareSettings, pinning: PinningPlan, lives: Sequence[ArmLife] = ()
+) -> list[str]:
     """Arms on different terms: those the harness started run pinned to the app CPUs, the
-    others (reached by URL, or launched by a command such as docker run) wherever they run."""
-    pinned = {arm: settings.reads_process(arm) for arm in settings.plan.arms}
+    others (reached by URL, or launched by a command such as docker run) wherever they run,
+    unless their processes were read and may run on the app CPUs alone (a container started
+    with --cpuset-cpus, named in `container`)."""
+    confined = {
+        arm: bool(arm_lives) and all(life.cpus == pinning.app_cpus for life in arm_lives)
+        for arm in settings.plan.arms
+        if (arm_lives := [life for life in lives if life.arm == arm])
+    }
+    pinned = {
+        arm: settings.reads_process(arm) or confined.get(arm, False) for arm in settings.plan.arms
+    }
     if not pinning.enabled or len(set(pinned.values())) < 2:
         return []
     on_app_cpus = ", ".join(name for name, yes in pinned.items() if yes)

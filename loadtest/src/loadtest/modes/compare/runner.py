@@ -8,6 +8,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+import psutil
 from rich.console import Console
 
 from loadtest.lab.arms import rotations
@@ -145,6 +146,16 @@ def start_arm(
     return app
 
 
+def allowed_cpus(pid: int | None) -> tuple[int, ...] | None:
+    """The CPUs a process the harness reads may run on (a container's: its cpuset)."""
+    if pid is None:
+        return None
+    try:
+        return tuple(sorted(psutil.Process(pid).cpu_affinity() or ()))
+    except (psutil.Error, OSError):
+        return None
+
+
 def measure_startups(
     settings: CompareSettings,
     session: RunSession,
@@ -205,6 +216,7 @@ def run_repeat(
             )
             stack.callback(apps[arm].stop)
             lives[arm].versions = apps[arm].versions
+            lives[arm].cpus = allowed_cpus(apps[arm].pid)
         session.begin_measuring()
         time.sleep(QUIET_S)
         for arm, app in apps.items():
@@ -213,7 +225,7 @@ def run_repeat(
         samplers = {
             arm: stack.enter_context(PeakMemorySampler(app.read_memory))
             for arm, app in apps.items()
-            if app.process is not None
+            if app.pid is not None
         }
         for scenario in plan.scenarios:
             verified = tuple(arm for arm in order if not lives[arm].problems[scenario.name])
