@@ -20,6 +20,7 @@
 #              pyenv   pyenv's 3.11.7 (no PGO/LTO), mounted read-only, on the image's packages
 #              debian  local only: Debian's /usr/bin/python3.11 (PGO+LTO)
 #     DATABASE container  the experiment's PostgreSQL container at 172.30.0.2 (the default)
+#              host-db    the same image on the host's network, 127.0.0.1:55433 (no bridge)
 #              lab        the lab's embedded PostgreSQL, which compare's [database] starts and
 #                         hands over in DATABASE_URL (local arms only)
 # setup.sh makes the network, the database (172.30.0.2, pinned beside the load generator), the
@@ -31,9 +32,11 @@ source "$here/common.sh"
 app="$1" port="$2" where="$3" network="$4" cpu="$5" python="$6" database="${7:-container}"
 case "$database" in
   container) database_url="$FACTORS_DATABASE_URL" ;;
+  host-db) database_url="$FACTORS_HOST_DATABASE_URL"
+       [ "$where" = local ] || { echo "arm.sh: DATABASE host-db is for local arms" >&2; exit 2; } ;;
   lab) database_url="${DATABASE_URL:?no DATABASE_URL: give the compare file a [database] table}"
        [ "$where" = local ] || { echo "arm.sh: DATABASE lab is for local arms" >&2; exit 2; } ;;
-  *) echo "arm.sh: DATABASE is container or lab, not $database" >&2; exit 2 ;;
+  *) echo "arm.sh: DATABASE is container, host-db or lab, not $database" >&2; exit 2 ;;
 esac
 case "$app" in
   v1) project=app_v1 module=app_v1.main:app ;;

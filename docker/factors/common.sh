@@ -2,6 +2,10 @@
 FACTORS_NETWORK=pydantic-lab-factors          # a bridge of its own, 172.30.0.0/24
 FACTORS_DATABASE=pydantic-lab-factors-db      # PostgreSQL at 172.30.0.2, every arm reaches it the same way
 FACTORS_DATABASE_URL=postgresql://lab:lab@172.30.0.2:5432/lab
+# The same PostgreSQL image on the host's network (loopback only), the database path without
+# the bridge.
+FACTORS_HOST_DATABASE=pydantic-lab-factors-db-host
+FACTORS_HOST_DATABASE_URL=postgresql://lab:lab@127.0.0.1:55433/lab
 FACTORS_POSTGRES_IMAGE="${POSTGRES_IMAGE:-pydantic-lab/postgres:15-debian12}"
 FACTORS_PYENV="${FACTORS_PYENV:-$HOME/.pyenv/versions/3.11.7}"   # the unoptimised build
 FACTORS_DEBIAN_PYTHON="${FACTORS_DEBIAN_PYTHON:-/usr/bin/python3.11}"  # the optimised one
