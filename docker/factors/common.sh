@@ -6,6 +6,9 @@ FACTORS_DATABASE_URL=postgresql://lab:lab@172.30.0.2:5432/lab
 # the bridge.
 FACTORS_HOST_DATABASE=pydantic-lab-factors-db-host
 FACTORS_HOST_DATABASE_URL=postgresql://lab:lab@127.0.0.1:55433/lab
+# Debian's own PostgreSQL service, where the machine runs one on 127.0.0.1:5432 (this project's
+# machines do: PostgreSQL 15, trust auth): the stand-in's version without any container.
+FACTORS_SYSTEM_DATABASE_URL="${FACTORS_SYSTEM_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/lab_factors}"
 FACTORS_POSTGRES_IMAGE="${POSTGRES_IMAGE:-pydantic-lab/postgres:15-debian12}"
 FACTORS_PYENV="${FACTORS_PYENV:-$HOME/.pyenv/versions/3.11.7}"   # the unoptimised build
 FACTORS_DEBIAN_PYTHON="${FACTORS_DEBIAN_PYTHON:-/usr/bin/python3.11}"  # the optimised one

@@ -53,6 +53,18 @@ for url in "$FACTORS_DATABASE_URL" "$FACTORS_HOST_DATABASE_URL"; do
   DATABASE_URL="$url" loadtest/.venv/bin/python -m loadtest dataset >/dev/null
 done
 
+# Debian's own PostgreSQL, if one answers: its database, the dataset, and its server moved to the
+# load CPU as the lab pins its own (new connections fork from the postmaster and inherit it).
+if psql "${FACTORS_SYSTEM_DATABASE_URL%/*}/postgres" -tAc "select 1" >/dev/null 2>&1; then
+  psql "${FACTORS_SYSTEM_DATABASE_URL%/*}/postgres" -tAc "create database lab_factors" >/dev/null 2>&1 || true
+  say "database: $FACTORS_SYSTEM_DATABASE_URL (the machine's own); loading the dataset"
+  DATABASE_URL="$FACTORS_SYSTEM_DATABASE_URL" loadtest/.venv/bin/python -m loadtest dataset >/dev/null
+  data_directory="$(psql "$FACTORS_SYSTEM_DATABASE_URL" -tAc "show data_directory")"
+  taskset -apc "$FACTORS_LOAD_CPU" "$(head -1 "$data_directory/postmaster.pid")" >/dev/null
+else
+  say "no PostgreSQL answers at ${FACTORS_SYSTEM_DATABASE_URL%/*}: database.toml's system-db arms will not start"
+fi
+
 for project in app_v1 app_v2; do
   for build in pyenv debian; do
     interpreter="$FACTORS_PYENV/bin/python3.11"
