@@ -21,6 +21,7 @@
 #              debian  local only: Debian's /usr/bin/python3.11 (PGO+LTO)
 #     DATABASE container  the experiment's PostgreSQL container at 172.30.0.2 (the default)
 #              host-db    the same image on the host's network, 127.0.0.1:55433 (no bridge)
+#              weighted-db  host-db's image again, with --cpu-shares 10240
 #              system-db  the machine's own PostgreSQL service (Debian's, no container)
 #              lab        the lab's embedded PostgreSQL, which compare's [database] starts and
 #                         hands over in DATABASE_URL (local arms only)
@@ -35,11 +36,13 @@ case "$database" in
   container) database_url="$FACTORS_DATABASE_URL" ;;
   host-db) database_url="$FACTORS_HOST_DATABASE_URL"
        [ "$where" = local ] || { echo "arm.sh: DATABASE host-db is for local arms" >&2; exit 2; } ;;
+  weighted-db) database_url="$FACTORS_WEIGHTED_DATABASE_URL"
+       [ "$where" = local ] || { echo "arm.sh: DATABASE weighted-db is for local arms" >&2; exit 2; } ;;
   system-db) database_url="$FACTORS_SYSTEM_DATABASE_URL"
        [ "$where" = local ] || { echo "arm.sh: DATABASE system-db is for local arms" >&2; exit 2; } ;;
   lab) database_url="${DATABASE_URL:?no DATABASE_URL: give the compare file a [database] table}"
        [ "$where" = local ] || { echo "arm.sh: DATABASE lab is for local arms" >&2; exit 2; } ;;
-  *) echo "arm.sh: DATABASE is container, host-db, system-db or lab, not $database" >&2; exit 2 ;;
+  *) echo "arm.sh: DATABASE is container, host-db, weighted-db, system-db or lab, not $database" >&2; exit 2 ;;
 esac
 case "$app" in
   v1) project=app_v1 module=app_v1.main:app ;;

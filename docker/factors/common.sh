@@ -6,6 +6,10 @@ FACTORS_DATABASE_URL=postgresql://lab:lab@172.30.0.2:5432/lab
 # the bridge.
 FACTORS_HOST_DATABASE=pydantic-lab-factors-db-host
 FACTORS_HOST_DATABASE_URL=postgresql://lab:lab@127.0.0.1:55433/lab
+# ... and once more with ten times the default CPU weight (--cpu-shares 10240): the scheduler
+# then gives its group what its processes would get on their own.
+FACTORS_WEIGHTED_DATABASE=pydantic-lab-factors-db-weighted
+FACTORS_WEIGHTED_DATABASE_URL=postgresql://lab:lab@127.0.0.1:55434/lab
 # Debian's own PostgreSQL service, where the machine runs one on 127.0.0.1:5432 (this project's
 # machines do: PostgreSQL 15, trust auth): the stand-in's version without any container.
 FACTORS_SYSTEM_DATABASE_URL="${FACTORS_SYSTEM_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/lab_factors}"

@@ -12,7 +12,8 @@ say() { echo "[factors] $*"; }
 
 if [ "${1:-}" = --remove ]; then
   docker ps --all --quiet --filter label=pydantic-lab.factors=1 | xargs -r docker rm --force >/dev/null
-  docker rm --force "$FACTORS_DATABASE" "$FACTORS_HOST_DATABASE" >/dev/null 2>&1 || true
+  docker rm --force "$FACTORS_DATABASE" "$FACTORS_HOST_DATABASE" "$FACTORS_WEIGHTED_DATABASE" \
+    >/dev/null 2>&1 || true
   docker network rm "$FACTORS_NETWORK" >/dev/null 2>&1 || true
   say "removed the network, the database and any arm left"
   exit 0
@@ -42,13 +43,21 @@ if ! docker inspect "$FACTORS_HOST_DATABASE" >/dev/null 2>&1; then
     --env POSTGRES_USER=lab --env POSTGRES_PASSWORD=lab --env POSTGRES_DB=lab \
     "$FACTORS_POSTGRES_IMAGE" -c listen_addresses=127.0.0.1 -p 55433 >/dev/null
 fi
+if ! docker inspect "$FACTORS_WEIGHTED_DATABASE" >/dev/null 2>&1; then
+  docker run --detach --name "$FACTORS_WEIGHTED_DATABASE" --label pydantic-lab.factors=1 \
+    --network host --cpuset-cpus "$FACTORS_LOAD_CPU" --cpu-shares 10240 \
+    --env POSTGRES_USER=lab --env POSTGRES_PASSWORD=lab --env POSTGRES_DB=lab \
+    "$FACTORS_POSTGRES_IMAGE" -c listen_addresses=127.0.0.1 -p 55434 >/dev/null
+fi
 for _ in $(seq 60); do
   docker exec "$FACTORS_DATABASE" pg_isready -h 127.0.0.1 -U lab -d lab >/dev/null 2>&1 \
     && docker exec "$FACTORS_HOST_DATABASE" pg_isready -h 127.0.0.1 -p 55433 -U lab -d lab \
+         >/dev/null 2>&1 \
+    && docker exec "$FACTORS_WEIGHTED_DATABASE" pg_isready -h 127.0.0.1 -p 55434 -U lab -d lab \
          >/dev/null 2>&1 && break
   sleep 1
 done
-for url in "$FACTORS_DATABASE_URL" "$FACTORS_HOST_DATABASE_URL"; do
+for url in "$FACTORS_DATABASE_URL" "$FACTORS_HOST_DATABASE_URL" "$FACTORS_WEIGHTED_DATABASE_URL"; do
   say "database: $url (CPU $FACTORS_LOAD_CPU); loading the dataset"
   DATABASE_URL="$url" loadtest/.venv/bin/python -m loadtest dataset >/dev/null
 done
