@@ -138,8 +138,22 @@ def test_a_real_run_is_complete(finished_run) -> None:
 
 def test_a_local_run_is_not_a_docker_one(results) -> None:
     assert gaps(results, docker=True) == [
-        "the run was not against the compose stack (settings.docker is not set)"
+        "the run was not against the compose stack (settings.docker is not set)",
+        "the containers' interpreter build was not recorded (host.interpreter)",
     ]
+    assert results["host"]["interpreter"]["where"] == "local"
+
+
+def test_a_docker_run_reads_its_containers_cpu_where_it_reads_their_processes(results) -> None:
+    as_docker = copy.deepcopy(results)
+    as_docker["settings"] |= {"docker": True, "memory_source": "process tree"}
+    as_docker["settings"]["database"]["kind"] = "docker"
+    as_docker["host"]["interpreter"]["where"] = "container (app_v1's image)"
+    assert gaps(as_docker, docker=True) == []
+    as_docker["apps"]["v2"]["scenarios"]["read"]["app_cpu_ms_per_request"] = None
+    assert gaps(as_docker, docker=True) == ["v2 · read: the container's CPU was not read"]
+    as_docker["settings"]["memory_source"] = "docker stats"  # not root: no CPU to read
+    assert gaps(as_docker, docker=True) == []
 
 
 def test_each_gap_is_named(results) -> None:

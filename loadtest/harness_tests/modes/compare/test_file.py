@@ -11,8 +11,10 @@ import pytest
 
 from harness_tests.runner import REPOSITORY_ROOT
 from loadtest.lab.errors import LabError
+from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.services import Service
 from loadtest.load.plan import Request
+from loadtest.modes.benchmark.records import ArmLife
 from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.compare.file import (
     OPTIONS,
@@ -20,6 +22,7 @@ from loadtest.modes.compare.file import (
     FileError,
     read_compare_file,
 )
+from loadtest.modes.compare.results import terms_flags
 from loadtest.modes.compare.settings import CompareSettings
 
 EXAMPLES = REPOSITORY_ROOT / "examples"
@@ -494,3 +497,20 @@ def test_only_a_launcher_names_a_container(tmp_path: Path, body: str) -> None:
     message = failure(tmp_path, text)
     assert f":{line_of(text, 'container =')}:" in message or "arms.new.container" in message
     assert "arms.new.container" in message
+
+
+def test_a_launched_arm_on_the_app_cpus_alone_runs_on_the_same_terms(tmp_path: Path) -> None:
+    """Started by a launcher, its container's processes read: its own CPUs say whether it ran
+    where the started arms did (docker run --cpuset-cpus), not the launcher's."""
+    body = (
+        f'command = ["{PYTHON}", "-c", "pass"]\nport = 8002\n'
+        'own_process = false\ncontainer = "shop-new"\n'
+    )
+    settings = replace(CompareSettings(), file=read(tmp_path, with_new(body)))
+    pinning = plan_pinning(True, {0, 1})
+    lives = [ArmLife("old", 1, cpus=(1,)), ArmLife("new", 1, cpus=(1,))]
+    assert terms_flags(settings, pinning, lives) == []
+    lives[1].cpus = (0, 1)  # a container that may also run beside the load generator
+    [flag] = terms_flags(settings, pinning, lives)
+    assert flag.startswith("the arms ran on different terms: old on the app CPUs [1], new ")
+    assert terms_flags(settings, pinning) == [flag]  # nothing read of it: not on the same terms

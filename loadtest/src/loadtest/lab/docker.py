@@ -27,6 +27,7 @@ import psutil
 from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, prepare_schema
 from loadtest.lab.errors import LabError
+from loadtest.lab.interpreter import build_facts
 from loadtest.lab.memory import MemoryReading, read_tree_memory
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.lab.pinning import PinningPlan, format_cpus
@@ -117,9 +118,14 @@ def ensure_docker_engine() -> None:
 OVERRIDE: list[Path] = []
 
 
-def compose(*arguments: str, timeout_s: float = 900) -> str:
+def compose_command(*arguments: str) -> list[str]:
+    """Compose over docker-compose.yml and the run's override, if any."""
     files = [COMPOSE_FILE, *OVERRIDE]
-    command = [*find_compose().command, *(f"--file={path}" for path in files), *arguments]
+    return [*find_compose().command, *(f"--file={path}" for path in files), *arguments]
+
+
+def compose(*arguments: str, timeout_s: float = 900) -> str:
+    command = compose_command(*arguments)
     result = run_docker(command, timeout_s, cwd=REPOSITORY_ROOT)
     if result.returncode != 0:
         last_line = (result.stderr.strip().splitlines() or ["?"])[-1]
@@ -242,6 +248,18 @@ def start_docker_stack(
     database_url = compose_database_url()
     server_version = prepare_schema(database_url)
     return LabDatabase("docker", database_url, server_version, None)
+
+
+def container_interpreter(name: str) -> dict[str, object]:
+    """The build the arm's image runs (results.json's host.interpreter under --docker): asked
+    in a throwaway container of its image, with no database and no port."""
+    service = ARMS[name].environment
+    run = compose_command("run", "--rm", "--no-deps", "-T", service)
+    try:
+        facts = build_facts("python", run=run)
+    except RuntimeError as error:
+        raise LabError(f"--docker: {error}") from None
+    return facts | {"where": f"container ({service}'s image)"}
 
 
 def start_container_app(name: str, base_url: str, log_path: Path) -> RunningApp:

@@ -24,38 +24,35 @@ import sys
 from pathlib import Path
 
 # Run inside the interpreter being described (`python -c`), so it may use its stdlib only.
+# It asks Debian's package manager itself, where there is one, so the answer is the same here
+# and inside a container (`docker exec`, `compose run`).
 FACTS_SOURCE = r"""
-import json, os, platform, sys, sysconfig
+import json, os, platform, subprocess, sys, sysconfig
 args = sysconfig.get_config_var("CONFIG_ARGS") or ""
+real = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+package = None
+try:
+    owner = subprocess.run(["dpkg", "-S", real], capture_output=True, text=True)
+    name = owner.stdout.split(":", 1)[0].strip() if owner.returncode == 0 else ""
+    if name:
+        version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", name],
+                                 capture_output=True, text=True).stdout.strip()
+        package = (name + " " + version).strip()
+except OSError:
+    pass
 print(json.dumps({
     "implementation": platform.python_implementation(),
     "version": platform.python_version(),
-    "real_executable": os.path.realpath(getattr(sys, "_base_executable", sys.executable)),
+    "real_executable": real,
     "configure_pgo": "--enable-optimizations" in args,
     "configure_lto": "--with-lto" in args,
     "shared": bool(sysconfig.get_config_var("Py_ENABLE_SHARED")),
     "machine": platform.machine(),
+    "debian_package": package,
 }))
 """
 DEBIAN_PGO_LTO_MACHINES = ("x86_64", "aarch64")  # Debian's amd64 and arm64
 LAB_SERIES = (3, 11)  # the Python the lab's environments are locked and measured on
-
-
-def debian_package(path: str) -> str | None:
-    """`python3.11-minimal 3.11.2-6+deb12u6` when Debian's package manager owns `path`."""
-    if shutil.which("dpkg-query") is None:
-        return None
-    owner = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True, check=False)
-    if owner.returncode != 0 or ":" not in owner.stdout:
-        return None
-    package = owner.stdout.split(":", 1)[0].strip()
-    version = subprocess.run(
-        ["dpkg-query", "-W", "-f", "${Version}", package],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return f"{package} {version.stdout.strip()}".strip()
 
 
 def build_facts(python: str | os.PathLike[str], run: list[str] | None = None) -> dict[str, object]:
@@ -66,8 +63,8 @@ def build_facts(python: str | os.PathLike[str], run: list[str] | None = None) ->
     if answer.returncode != 0:
         last = (answer.stderr.strip().splitlines() or ["it printed nothing"])[-1]
         raise RuntimeError(f"cannot ask {python} about its build: {last}")
-    raw = json.loads(answer.stdout)
-    package = None if run else debian_package(raw["real_executable"])
+    raw = json.loads(answer.stdout.strip().splitlines()[-1])
+    package = raw.get("debian_package")
     if raw["configure_pgo"] or raw["configure_lto"]:
         pgo, lto = raw["configure_pgo"], raw["configure_lto"]
         known_from = "configure flags (sysconfig CONFIG_ARGS)"

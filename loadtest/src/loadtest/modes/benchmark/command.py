@@ -105,7 +105,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--docker",
         action="store_true",
-        help="run the same benchmark against docker-compose.yml (needs a Docker engine)",
+        help="run the same benchmark against docker-compose.yml (needs a Docker engine), its "
+        "containers pinned as the local run pins its apps (with --no-pin: compose's own "
+        "terms, cpus: 1 on any CPU)",
     )
     parser.add_argument(
         "--cross-check",

@@ -31,6 +31,9 @@ def gaps(results: dict[str, Any], *, docker: bool = False) -> list[str]:
     found: list[str] = []
     if docker and not (settings.get("docker") and settings["database"]["kind"] == "docker"):
         found.append("the run was not against the compose stack (settings.docker is not set)")
+    interpreter = results.get("host", {}).get("interpreter") or {}
+    if docker and not str(interpreter.get("where", "")).startswith("container"):
+        found.append("the containers' interpreter build was not recorded (host.interpreter)")
     arms, baseline = settings["apps"], settings["baseline"]
     if baseline is None:
         found.append("no baseline among the arms, so no ratios")

@@ -15,7 +15,12 @@ from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import DEFAULT_ARMS, rotations
 from loadtest.lab.database import LabDatabase
 from loadtest.lab.dataset import count_posts_titled, load_dataset
-from loadtest.lab.docker import docker_pinning_note, ensure_docker_engine, start_docker_stack
+from loadtest.lab.docker import (
+    container_interpreter,
+    docker_pinning_note,
+    ensure_docker_engine,
+    start_docker_stack,
+)
 from loadtest.lab.memory import MemoryReading, PeakMemorySampler
 from loadtest.lab.pinning import PinningPlan, plan_pinning
 from loadtest.lab.progress import ProgressDisplay
@@ -84,6 +89,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             database = start_docker_stack(
                 session.stack, settings.apps, settings.ports, session.pinning, run_dir
             )
+            session.host["interpreter"] = container_interpreter(settings.apps[0])
         else:
             session.pin(settings.pin)
             database = session.start_database()
