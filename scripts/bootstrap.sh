@@ -41,22 +41,21 @@ sync_projects() {
     # whatever PYTHONDONTWRITEBYTECODE says (with it set, nothing would ever be cached, and
     # every start would compile FastAPI, Pydantic and SQLAlchemy again: 1.2 s instead of 0.4
     # s to import app_v2). uv does it once per install; a sync with nothing new is instant.
-    uv sync --quiet --locked --all-extras --all-groups --compile-bytecode --project "$project"
+    uv sync --quiet --locked --all-extras --all-groups --compile-bytecode --project "$project" \
+      ${LAB_INTERPRETER:+--python "$LAB_INTERPRETER"}
   done
 }
 
 # The interpreter every environment is built on, a stated choice (results.json records its
 # build): LAB_PYTHON if set, else an optimised (PGO+LTO) Python 3.11 where the machine has one,
-# as production images do, else the first Python 3.11 (loadtest/src/loadtest/lab/interpreter.py).
-# uv rebuilds an environment whose interpreter differs from it.
+# as production images do, else the first Python 3.11, else whatever uv finds (a note says so;
+# loadtest/src/loadtest/lab/interpreter.py). Given to `uv sync` only, not exported: a compare
+# arm's own `uv run` must not inherit it. uv rebuilds an environment whose interpreter differs.
+LAB_INTERPRETER=""
 pick_interpreter() {
   local here
   here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-  UV_PYTHON="$(python3 "$here/loadtest/src/loadtest/lab/interpreter.py" --pick 2>/dev/null)" || {
-    python3 "$here/loadtest/src/loadtest/lab/interpreter.py" --pick >/dev/null
-    exit 1
-  }
-  export UV_PYTHON
+  LAB_INTERPRETER="$(python3 "$here/loadtest/src/loadtest/lab/interpreter.py" --pick)" || exit 1
 }
 
 ensure_uv

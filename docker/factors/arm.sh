@@ -68,7 +68,10 @@ options=(--rm --name "$name" --label pydantic-lab.factors=1 --memory 512m --no-h
   --env "DATABASE_URL=$database_url")
 case "$network" in
   proxy) options+=(--network "$FACTORS_NETWORK" --publish "127.0.0.1:$port:$port") ;;
-  bridge) options+=(--network "$FACTORS_NETWORK" --ip "172.30.0.$((port - 8000))") ;;
+  bridge)
+    # Its address from its port: 172.30.0.1 is the bridge's, .2 the database's.
+    (( port >= 8003 && port <= 8254 )) || { echo "arm.sh: a bridge arm's PORT is 8003-8254" >&2; exit 2; }
+    options+=(--network "$FACTORS_NETWORK" --ip "172.30.0.$((port - 8000))") ;;
   host) options+=(--network host) ;;
   *) echo "arm.sh: NETWORK is proxy, bridge or host, not $network" >&2; exit 2 ;;
 esac

@@ -21,9 +21,10 @@ FACTORS_ENVS="$FACTORS_REPOSITORY/.tools/factors"    # the local arms' environme
 # The lab's pinning (loadtest/lab/pinning.py): the load side on the first half of the CPUs, the
 # apps on the second; on a 2-CPU machine, CPU 0 and CPU 1. `nproc --all`: the harness starts
 # arm.sh already pinned to the app CPUs, where plain nproc would count those alone.
-FACTORS_APP_CPU="$(( $(nproc --all) - 1 ))"
-FACTORS_LOAD_CPU=0
-
+factors_cpus="$(nproc --all)"
+FACTORS_LOAD_CPU="0-$(( factors_cpus / 2 - 1 ))"
+FACTORS_APP_CPU="$(( factors_cpus / 2 ))-$(( factors_cpus - 1 ))"
+FACTORS_ALL_CPUS="0-$(( factors_cpus - 1 ))"
 # The app's image as Compose named it: project_service (1.29) or project-service (v2).
 factor_image() {
   local name

@@ -346,6 +346,7 @@ def test_measured_containers_run_on_the_local_runs_terms() -> None:
     for arm in ("v1", "v2"):
         assert services[ARMS[arm].environment] == {
             "cpuset": "2,3",
+            "cpus": 2.0,  # as wide as the cpuset: compose's one-CPU quota must not bind
             "healthcheck": {"disable": True},
         }
     assert set(services) == {"db", "app_v1", "app_v2"}  # only the arms that run
@@ -381,7 +382,7 @@ def test_docker_compose_1_29_applies_the_measuring_override(tmp_path: Path) -> N
     merged = yaml.safe_load(answer.stdout)["services"]
     assert merged["app_v1"]["cpuset"] == "2,3" and merged["db"]["cpuset"] == "0,1"
     assert merged["app_v1"]["healthcheck"]["test"] == ["NONE"]  # how Compose writes `disable`
-    assert merged["app_v1"]["cpus"] == 1.0  # the file's limit stays: on one CPU it never binds
+    assert merged["app_v1"]["cpus"] == 2.0  # the override's quota, as wide as its cpuset
 
 
 def test_the_pinning_line_says_which_terms_the_containers_ran_on() -> None:
@@ -390,4 +391,22 @@ def test_the_pinning_line_says_which_terms_the_containers_ran_on() -> None:
         "app containers on CPU 1 (cpuset, no healthcheck while measured); "
         "locust, the runner and the db container on CPU 0"
     )
-    assert "compose's own terms" in docker.docker_pinning_note(plan_pinning(False, {0, 1}))
+    off = docker.docker_pinning_note(plan_pinning(False, {0, 1}))
+    assert off.startswith("pinning turned off (--no-pin): compose's own terms")
+    alone = docker.docker_pinning_note(plan_pinning(True, {0}))
+    assert alone.startswith("not pinned: only 1 CPU available: compose's own terms")
+
+
+def test_a_containers_pid_counts_only_if_its_cgroup_names_the_container(monkeypatch) -> None:
+    """Where the harness runs in another PID namespace, docker inspect's PID is someone else's."""
+    own = os.getpid()
+    answers = {"id": "0123abcd" * 8}
+
+    def inspect(command: list[str], *args: Any, **kwargs: Any) -> subprocess.CompletedProcess:
+        return subprocess.CompletedProcess(command, 0, f"{own} {answers['id']}\n", "")
+
+    monkeypatch.setattr(docker, "run_docker", inspect)
+    assert docker.container_pid("svc") is None  # this process's cgroup names no such container
+    answers["id"] = Path(f"/proc/{own}/cgroup").read_text().strip().split("/")[-1] or "/"
+    if answers["id"] not in ("", "/"):
+        assert docker.container_pid("svc") == own

@@ -195,7 +195,7 @@ def compose_database_url() -> str:
 
 def measuring_terms(apps: tuple[str, ...], pinning: PinningPlan) -> dict[str, Any]:
     """docker-compose.yml on the local run's terms, as an override: each app's container on the
-    app CPUs (cpuset, as the local run pins its apps; compose's one-CPU quota then never binds),
+    app CPUs (cpuset, as the local run pins its apps, with a CPU quota as wide, so it never binds),
     the database on the load side's, and no healthcheck in the apps' containers while they are
     measured (the image's runs a new python every 2 s in the container, about 5% of a CPU; the
     harness asks /health itself). The factor experiment that led here: docs/docker.md."""
@@ -203,6 +203,7 @@ def measuring_terms(apps: tuple[str, ...], pinning: PinningPlan) -> dict[str, An
     for name in apps:
         services[ARMS[name].environment] = {
             "cpuset": format_cpus(pinning.app_cpus),
+            "cpus": float(len(pinning.app_cpus)),  # a quota as wide as the cpuset never binds
             "healthcheck": {"disable": True},
         }
     return {"services": services}
@@ -211,7 +212,7 @@ def measuring_terms(apps: tuple[str, ...], pinning: PinningPlan) -> dict[str, An
 def docker_pinning_note(pinning: PinningPlan) -> str:
     if not pinning.enabled:
         return (
-            "not pinned (--no-pin): compose's own terms, every app container held to one CPU's "
+            f"{pinning.note}: compose's own terms, every app container held to one CPU's "
             "time (cpus: 1) on any CPU, beside locust, and healthchecks every 2 s "
             "(docker-compose.yml)"
         )
@@ -257,8 +258,10 @@ def container_interpreter(name: str) -> dict[str, object]:
     run = compose_command("run", "--rm", "--no-deps", "-T", service)
     try:
         facts = build_facts("python", run=run)
-    except RuntimeError as error:
-        raise LabError(f"--docker: {error}") from None
+    except (RuntimeError, OSError, ValueError, subprocess.TimeoutExpired) as error:
+        raise LabError(
+            f"--docker: cannot ask {service}'s image about its python: {error}"
+        ) from None
     return facts | {"where": f"container ({service}'s image)"}
 
 
@@ -284,11 +287,20 @@ def start_container_app(name: str, base_url: str, log_path: Path) -> RunningApp:
     )
 
 
-def container_pid(container_id: str) -> int | None:
-    """The container's main process as this machine numbers it (`docker inspect`)."""
-    answer = run_docker(["docker", "inspect", "--format", "{{.State.Pid}}", container_id])
-    text = answer.stdout.strip()
-    return int(text) if answer.returncode == 0 and text.isdigit() and int(text) > 0 else None
+def container_pid(container: str) -> int | None:
+    """The container's main process as this machine numbers it (`docker inspect`), if that
+    process is the container's here (its cgroup names the container: not so where the harness
+    itself runs in another PID namespace)."""
+    answer = run_docker(["docker", "inspect", "--format", "{{.State.Pid}} {{.Id}}", container])
+    words = answer.stdout.split()
+    if answer.returncode != 0 or len(words) != 2 or not words[0].isdigit() or words[0] == "0":
+        return None
+    pid, full_id = int(words[0]), words[1]
+    try:
+        cgroups = Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return None
+    return pid if full_id in cgroups else None
 
 
 def readable_container_pid(container_id: str) -> int | None:
@@ -303,12 +315,6 @@ def readable_container_pid(container_id: str) -> int | None:
     except (psutil.AccessDenied, psutil.NoSuchProcess, PermissionError):
         return None
     return pid
-
-
-def process_memory_readable() -> bool:
-    """Whether --docker reads the containers' processes directly (root) or asks docker stats:
-    what results.json's memory figures are."""
-    return os.geteuid() == 0
 
 
 def stop_container(service: str, container_id: str, log_path: Path) -> None:

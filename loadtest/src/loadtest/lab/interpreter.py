@@ -16,6 +16,8 @@ Debian's package owns, the package is how it is known.
     python3 loadtest/src/loadtest/lab/interpreter.py PYTHON   # PYTHON's build facts, JSON
 """
 
+from __future__ import annotations  # the bootstrap may run it on an older python3
+
 import json
 import os
 import shutil
@@ -108,9 +110,10 @@ def candidates() -> list[str]:
     return list(seen.values())
 
 
-def pick() -> tuple[str, str]:
+def pick() -> tuple[str | None, str]:
     """(interpreter, why): LAB_PYTHON where set; else the first optimised Python 3.11 here;
-    else the first Python 3.11, saying that no optimised build was found."""
+    else the first Python 3.11, saying that no optimised build was found; else None (uv then
+    picks one as it always did, by the projects' requires-python)."""
     chosen = os.environ.get("LAB_PYTHON")
     if chosen:
         return chosen, "LAB_PYTHON"
@@ -128,14 +131,16 @@ def pick() -> tuple[str, str]:
     if described:
         path, facts = described[0]
         return path, f"no optimised Python 3.11 here; {describe(facts)}"
-    raise SystemExit("error: no Python 3.11 found (the lab's environments need 3.11)")
+    return None, "no Python 3.11 here; uv picks one by the projects' requires-python"
 
 
 def main(arguments: list[str]) -> int:
     if arguments == ["--pick"]:
         path, why = pick()
-        print(path)
-        print(f"interpreter for the lab's environments: {path} ({why})", file=sys.stderr)
+        print(path or "")
+        # Said where it is not the stated default: an optimised build, or LAB_PYTHON.
+        if path is None or why.startswith("no optimised"):
+            print(f"note: the lab's environments: {path or 'uv decides'} ({why})", file=sys.stderr)
         return 0
     if len(arguments) == 1 and not arguments[0].startswith("-"):
         print(json.dumps(build_facts(Path(arguments[0])), indent=2))

@@ -247,11 +247,16 @@ def locust_results(
 
 def memory_source(settings: BenchmarkSettings, lives: list[ArmLife]) -> str:
     """What the memory figures are: the process tree's RSS and USS, read directly (local arms,
-    and containers where the harness may read their processes), or `docker stats`."""
-    readings = [reading for life in lives for reading in (life.idle, life.peak, life.after)]
-    if settings.docker and any(reading and reading.uss_mib is None for reading in readings):
-        return "docker stats"
-    return "process tree"
+    and containers where the harness may read their processes), `docker stats`, or a mix of
+    both (a container whose processes could not be read in one repeat)."""
+    readings = [
+        reading for life in lives for reading in (life.idle, life.peak, life.after) if reading
+    ]
+    without_uss = [reading for reading in readings if reading.uss_mib is None]
+    if not settings.docker or not without_uss:
+        return "process tree"
+    # Some containers could not be read directly: the run's figures are not all of one kind.
+    return "docker stats" if len(without_uss) == len(readings) else "mixed"
 
 
 def build_results(

@@ -49,8 +49,11 @@ def memory_measure(results: dict[str, Any]) -> str:
     container's usage as `docker stats` reports it (no USS there; runs before the harness
     read containers' processes recorded no source)."""
     settings = results["settings"]
-    if settings.get("docker") and settings.get("memory_source", "docker stats") == "docker stats":
+    source = settings.get("memory_source", "docker stats")
+    if settings.get("docker") and source == "docker stats":
         return "container (docker stats)"
+    if settings.get("docker") and source == "mixed":
+        return "RSS or container (docker stats)"  # no USS: not every figure has one
     return "RSS"
 
 

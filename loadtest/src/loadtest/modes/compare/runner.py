@@ -54,6 +54,11 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
     differences: dict[str, dict[str, list[str]]] = {}
     startup: dict[str, StartupSamples] = {}
     with open_session(KIND, settings.results_dir, console) as session:
+        # The arms here are the file's commands, on interpreters of their own: the build the
+        # host facts name is the lab's (the harness and its load generator).
+        session.host["interpreter"] = dict(session.host["interpreter"]) | {
+            "where": "the lab's environments; each arm runs its own"
+        }
         session.pin(settings.pin)
         database = session.start_database() if settings.dataset_size else None
         if database is not None:
