@@ -56,7 +56,9 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
     with open_session(KIND, settings.results_dir, console) as session:
         # The arms here are the file's commands, on interpreters of their own: the build the
         # host facts name is the lab's (the harness and its load generator).
-        session.host["interpreter"] = dict(session.host["interpreter"]) | {
+        lab_build = session.host["interpreter"]
+        assert isinstance(lab_build, dict), "host facts name the lab's interpreter"
+        session.host["interpreter"] = lab_build | {
             "where": "the lab's environments; each arm runs its own"
         }
         session.pin(settings.pin)
