@@ -231,6 +231,10 @@ def test_ctrl_c_stops_a_background_bootstrap(tmp_path) -> None:
     shutil.copy(REPOSITORY_ROOT / "test.sh", copy)
     for script in ("one_run_at_a_time.sh", "bootstrap.sh", "lab_projects.sh"):
         shutil.copy(REPOSITORY_ROOT / "scripts" / script, copy / "scripts")
+    # The bootstrap picks the environments' interpreter with this file, by path.
+    picker = "loadtest/src/loadtest/lab/interpreter.py"
+    (copy / picker).parent.mkdir(parents=True)
+    shutil.copy(REPOSITORY_ROOT / picker, copy / picker)
     fake_bin = tmp_path / "bin"
     fake_bin.mkdir()
     (fake_bin / "uv").write_text("#!/bin/sh\nsleep 60\n")

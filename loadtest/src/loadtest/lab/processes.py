@@ -4,8 +4,11 @@ import os
 import signal
 import socket
 import subprocess
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from loadtest.lab.errors import LabError
 
@@ -36,6 +39,27 @@ def child_environment(**overrides: str) -> dict[str, str]:
     return environment | overrides
 
 
+@contextmanager
+def interrupts_held() -> Iterator[list[bool]]:
+    """Ctrl-C held back for the block (the main thread's SIGINT handler only records it) and
+    reported in the list it yields: while Popen waits for its child to exec, a KeyboardInterrupt
+    would lose the child (a started process nobody holds). Other threads cannot set handlers:
+    there the block runs as is."""
+    received: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def hold(_signal: int, _frame: Any) -> None:
+        received.append(True)
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def start_process(
     command: Sequence[str],
     *,
@@ -58,9 +82,9 @@ def start_process(
             cgroup_procs.write_text(str(os.getpid()))
 
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("ab") as log_file:
+    with log_path.open("ab") as log_file, interrupts_held() as interrupted:
         try:
-            return subprocess.Popen(
+            process = subprocess.Popen(
                 list(command),
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
@@ -79,6 +103,11 @@ def start_process(
                 f"cannot start {Path(executable).name} on CPUs {cpus} in cgroup "
                 f"{cgroup_procs}: {error}"
             ) from None
+
+        if interrupted:  # Ctrl-C came while it started: it is stopped here, not left behind
+            stop_process(process)
+            raise KeyboardInterrupt
+    return process
 
 
 def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:

@@ -114,10 +114,11 @@ def run_locust(
     # The whole load side too (locust, PostgreSQL and the runner share these CPUs when pinned).
     cpu_times_before = psutil.cpu_times(percpu=True)
     started = time.monotonic()
-    process = start_process(command, log_path=log_path, cpus=cpus, cwd=LOADTEST_DIR)
     deadline = started + timeout_s
     pending = sorted(boundaries)
+    process = None
     try:
+        process = start_process(command, log_path=log_path, cpus=cpus, cwd=LOADTEST_DIR)
         while process.poll() is None:
             if time.monotonic() > deadline:
                 raise LabError(f"locust did not finish within {timeout_s:.0f}s ({log_path})")
@@ -127,7 +128,8 @@ def run_locust(
             on_tick()
             time.sleep(min(0.25, max(pending[0] - time.time(), 0.0)) if pending else 0.25)
     finally:
-        stop_process(process)
+        if process is not None:
+            stop_process(process)
     wall_s = time.monotonic() - started
     usage_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_s = (usage_after.ru_utime - usage_before.ru_utime) + (
