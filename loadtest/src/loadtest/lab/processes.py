@@ -39,25 +39,33 @@ def child_environment(**overrides: str) -> dict[str, str]:
     return environment | overrides
 
 
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # what tears a run down (cli.py)
+
+
 @contextmanager
-def interrupts_held() -> Iterator[list[bool]]:
-    """Ctrl-C held back for the block (the main thread's SIGINT handler only records it) and
-    reported in the list it yields: while Popen waits for its child to exec, a KeyboardInterrupt
-    would lose the child (a started process nobody holds). Other threads cannot set handlers:
-    there the block runs as is."""
-    received: list[bool] = []
+def interrupts_held() -> Iterator[list[int]]:
+    """Ctrl-C, SIGTERM and SIGHUP held back for the block: the main thread's handlers only
+    record them, in the list it yields. While Popen waits for its child to exec, the runner's
+    teardown would lose the child (a started process nobody holds). A signal being ignored stays
+    ignored; other threads cannot set handlers, so there the block runs as is."""
+    received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield received
         return
 
-    def hold(_signal: int, _frame: Any) -> None:
-        received.append(True)
+    def hold(signal_number: int, _frame: Any) -> None:
+        received.append(signal_number)
 
-    previous = signal.signal(signal.SIGINT, hold)
+    previous = {number: signal.getsignal(number) for number in HELD_SIGNALS}
+    for number, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(number, hold)
     try:
         yield received
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            if handler is not signal.SIG_IGN:
+                signal.signal(number, handler)
 
 
 def start_process(
@@ -104,9 +112,9 @@ def start_process(
                 f"{cgroup_procs}: {error}"
             ) from None
 
-        if interrupted:  # Ctrl-C came while it started: it is stopped here, not left behind
-            stop_process(process)
-            raise KeyboardInterrupt
+    if interrupted:  # Ctrl-C (or a kill) came while it started: stopped here, not left behind
+        stop_process(process)
+        signal.raise_signal(interrupted[0])  # now to the handler it was meant for
     return process
 
 
