@@ -66,6 +66,18 @@ def format_cpus(cpus: tuple[int, ...]) -> str:
     return ",".join(str(cpu) for cpu in cpus)
 
 
+def process_cpus(pid: int | None) -> tuple[int, ...] | None:
+    """The CPUs a process may run on (a container's: its cpuset), where it can be read."""
+    import psutil
+
+    if pid is None:
+        return None
+    try:
+        return tuple(sorted(psutil.Process(pid).cpu_affinity() or ()))
+    except (psutil.Error, OSError):
+        return None
+
+
 def pin_process_tree(pid: int, cpus: tuple[int, ...]) -> None:
     """Pin a running process and its children (new children inherit the parent's CPUs)."""
     import psutil

@@ -8,7 +8,6 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-import psutil
 from rich.console import Console
 
 from loadtest.lab.arms import rotations
@@ -17,7 +16,7 @@ from loadtest.lab.dataset import load_dataset
 from loadtest.lab.docker import readable_container_pid
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import PeakMemorySampler, read_tree_memory
-from loadtest.lab.pinning import PinningPlan
+from loadtest.lab.pinning import PinningPlan, process_cpus
 from loadtest.lab.processes import ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.services import RunningApp, Service, start_service
@@ -153,16 +152,6 @@ def start_arm(
     return app
 
 
-def allowed_cpus(pid: int | None) -> tuple[int, ...] | None:
-    """The CPUs a process the harness reads may run on (a container's: its cpuset)."""
-    if pid is None:
-        return None
-    try:
-        return tuple(sorted(psutil.Process(pid).cpu_affinity() or ()))
-    except (psutil.Error, OSError):
-        return None
-
-
 def measure_startups(
     settings: CompareSettings,
     session: RunSession,
@@ -223,7 +212,7 @@ def run_repeat(
             )
             stack.callback(apps[arm].stop)
             lives[arm].versions = apps[arm].versions
-            lives[arm].cpus = allowed_cpus(apps[arm].pid)
+            lives[arm].cpus = process_cpus(apps[arm].pid)
         session.begin_measuring()
         time.sleep(QUIET_S)
         for arm, app in apps.items():
