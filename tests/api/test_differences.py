@@ -54,12 +54,15 @@ DATE_DIFFERENCES = [
     DateDifference("2024-01-01_10:00:00Z", v1=None, v2="2024-01-01T10:00:00Z"),
     DateDifference("2024-01-01t10:00:00z", v1=None, v2="2024-01-01T10:00:00Z"),
     DateDifference("2024-01-01T10:00:00z", v1=None, v2="2024-01-01T10:00:00Z"),
+    DateDifference("2024-01-01t10:00:00Z", v1=None, v2="2024-01-01T10:00:00Z"),
     DateDifference("2024-01-01T10:00:00,5Z", v1=None, v2="2024-01-01T10:00:00.500000Z"),
     DateDifference("2024-01-01T10:00:00.1234567890123Z", v1=None, v2="2024-01-01T10:00:00.123456Z"),
     DateDifference(True, v1="1970-01-01T00:00:01+00:00", v2=None),
     DateDifference(False, v1="1970-01-01T00:00:00+00:00", v2=None),
     DateDifference("2024-1-2T10:00:00Z", v1="2024-01-02T10:00:00+00:00", v2=None),
+    DateDifference("2024-01-01T1:2:3Z", v1="2024-01-01T01:02:03+00:00", v2=None),
     DateDifference("2024-01-01T10:00:00+05", v1="2024-01-01T05:00:00+00:00", v2=None),
+    DateDifference("2024-01-01T10:00:00+05:99", v1="2024-01-01T03:21:00+00:00", v2=None),
     DateDifference("2024-01-01T10:00:00Z\n", v1="2024-01-01T10:00:00+00:00", v2=None),
 ]
 
