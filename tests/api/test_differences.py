@@ -130,6 +130,35 @@ def test_twelve_fractional_digits_are_read_by_every_arm(running_apps) -> None:
         assert response.json()["published_at"] == f"2024-01-01T10:00:00.123456{utc}", arm
 
 
+@pytest.mark.parametrize(
+    ("published_at", "moment"),
+    [
+        ("2024-01-01T10:00:00+0530", "2024-01-01T04:30:00"),  # an offset without its colon
+        ("2024-01-01T10:00:00-00:00", "2024-01-01T10:00:00"),
+        ("2024-01-01 10:00:00Z", "2024-01-01T10:00:00"),  # a space for the T
+        (" 2024-01-01T10:00:00Z", None),
+        ("2024-01-01T10:00:00Z ", None),
+        ("2024-01-01T10:00:00Z\t", None),
+        ("2024-01-01T10:00:00Z\r\n", None),  # only "\n" is a difference (DATE_DIFFERENCES)
+        ("2024-01-01T10:00:00 Z", None),
+    ],
+)
+def test_dates_next_to_the_differences_answer_alike_in_every_arm(
+    running_apps, published_at: str, moment: str | None
+) -> None:
+    """Spellings close to DATE_DIFFERENCES' that both majors read, or both refuse (None: a 422
+    at published_at), as docs/api.md says below the table."""
+    for arm in running_apps:
+        response = post(running_apps, arm, post_body(published_at=published_at))
+        if moment is None:
+            assert response.status_code == 422, (arm, response.text)
+            assert response.json()["detail"][0]["loc"] == ["body", "published_at"], arm
+        else:
+            assert response.status_code == 201, (arm, response.text)
+            stored = response.json()["published_at"]
+            assert stored.removesuffix("Z").removesuffix("+00:00") == moment, arm
+
+
 def test_utc_is_rendered_as_offset_by_v1_and_as_z_by_v2(running_apps) -> None:
     body = post_body(published_at="2024-05-01T10:00:00+02:00")
     for arm in V1_ARMS:
