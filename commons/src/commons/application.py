@@ -17,6 +17,7 @@ from commons.database import (
 from commons.hardening.body_limit import BodySizeLimit
 from commons.hardening.database_deadline import DatabaseSlots, DatabaseSlotsMiddleware
 from commons.hardening.error_handlers import add_error_handlers
+from commons.hardening.payload_rows import PayloadRows, PayloadRowsMiddleware
 from commons.health import build_health_router, collect_versions
 from commons.ladder import build_ladder_router
 from commons.payload_routes import build_payload_router
@@ -62,6 +63,10 @@ def build_app(
         uses_database=uses_database,
     )
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        PayloadRowsMiddleware,
+        rows=PayloadRows(settings.max_payload_rows, settings.payload_wait_s),
+    )
     add_error_handlers(app)
     return app
 

@@ -21,6 +21,13 @@ class ConfigurationError(Exception):
     """A setting is missing or malformed; the message is one line meant for a person."""
 
 
+# What the kernel may hold of one connection, each way (SO_SNDBUF, SO_RCVBUF; Linux allocates
+# twice the figure). Left to itself it grew a send buffer to 4 MiB and a receive buffer to
+# 32 MiB. An answer of the benchmark's (READ: 100 posts) still leaves in one write.
+SEND_BUFFER_BYTES = 64 * 1024
+RECEIVE_BUFFER_BYTES = 64 * 1024
+
+
 @dataclass(frozen=True)
 class HttpLimits:
     """What a client can make the server hold, enforced by commons/hardening/http_protocol.py."""
@@ -28,9 +35,22 @@ class HttpLimits:
     max_header_bytes: int = 64 * 1024  # a longer head gets 431 (MAX_HEADER_BYTES)
     header_timeout_s: float = 10.0  # a head not complete by then gets 408 (HEADER_TIMEOUT_SECONDS)
     body_timeout_s: float = 30.0  # a body not complete by then gets 408 (BODY_TIMEOUT_SECONDS)
-    # Bodies received over several reads at once; one more gets 503 (MAX_UNFINISHED_BODIES).
-    max_unfinished_bodies: int = 64
-    max_connections: int = 1000  # one more is answered 503 and closed (MAX_CONNECTIONS)
+    # A body unfinished at the end of a window of RATE_WINDOW_SECONDS that brought fewer than
+    # this many bytes a second gets 408 (MIN_UPLOAD_BYTES_PER_SECOND).
+    min_upload_rate: int = 16 * 1024
+    # An answer the client took fewer bytes a second of, over a whole window while it waited,
+    # is abandoned and its connection closed (MIN_SEND_BYTES_PER_SECOND).
+    min_send_rate: int = 8 * 1024
+    rate_window_s: float = 5.0  # RATE_WINDOW_SECONDS
+    # Bytes of bodies received over several reads, all connections together; a body whose next
+    # read would pass it gets 503 (MAX_UNFINISHED_BODY_BYTES).
+    max_unfinished_body_bytes: int = 32 * 1024 * 1024
+    # Bytes of answers waiting on clients that do not read them, all connections together; past
+    # it, the longest-waiting answer is abandoned (MAX_WAITING_ANSWER_BYTES).
+    max_waiting_answer_bytes: int = 32 * 1024 * 1024
+    # Open connections; one more closes the oldest idle one, or, with none idle, is answered
+    # 503 (MAX_CONNECTIONS).
+    max_connections: int = 500
 
 
 @dataclass(frozen=True)
@@ -42,6 +62,11 @@ class Settings:
     # A request that needs the database gets a 503 after this long (DATABASE_TIMEOUT_SECONDS).
     database_timeout_s: float = 5.0
     http_limits: HttpLimits = HttpLimits()
+    # Rows (posts and comments) the payload routes build and send at once; past it a request
+    # waits, then gets 503 (MAX_PAYLOAD_ROWS, PAYLOAD_WAIT_SECONDS;
+    # commons/hardening/payload_rows.py). Twice the largest answer (5,000 posts x 11 rows).
+    max_payload_rows: int = 110_000
+    payload_wait_s: float = 5.0
 
 
 def parse_database_url(raw_url: str) -> URL:
@@ -132,6 +157,13 @@ def _read_positive_seconds(name: str, default: float) -> float:
 
 
 def load_http_limits() -> HttpLimits:
+    if os.environ.get("MAX_UNFINISHED_BODIES", "").strip():
+        # A count of bodies let 64 connections that sent 11 bytes each refuse every other
+        # upload; what a body holds is its bytes, so the bound is on bytes now.
+        raise ConfigurationError(
+            "MAX_UNFINISHED_BODIES is no longer read; bodies in flight are bounded in bytes by "
+            "MAX_UNFINISHED_BODY_BYTES (docs/operations.md)"
+        )
     defaults = HttpLimits()
     return HttpLimits(
         max_header_bytes=_read_positive_int(
@@ -141,8 +173,18 @@ def load_http_limits() -> HttpLimits:
             "HEADER_TIMEOUT_SECONDS", defaults.header_timeout_s
         ),
         body_timeout_s=_read_positive_seconds("BODY_TIMEOUT_SECONDS", defaults.body_timeout_s),
-        max_unfinished_bodies=_read_positive_int(
-            "MAX_UNFINISHED_BODIES", defaults.max_unfinished_bodies, minimum=1
+        min_upload_rate=_read_positive_int(
+            "MIN_UPLOAD_BYTES_PER_SECOND", defaults.min_upload_rate, minimum=1
+        ),
+        min_send_rate=_read_positive_int(
+            "MIN_SEND_BYTES_PER_SECOND", defaults.min_send_rate, minimum=1
+        ),
+        rate_window_s=_read_positive_seconds("RATE_WINDOW_SECONDS", defaults.rate_window_s),
+        max_unfinished_body_bytes=_read_positive_int(
+            "MAX_UNFINISHED_BODY_BYTES", defaults.max_unfinished_body_bytes, minimum=64 * 1024
+        ),
+        max_waiting_answer_bytes=_read_positive_int(
+            "MAX_WAITING_ANSWER_BYTES", defaults.max_waiting_answer_bytes, minimum=64 * 1024
         ),
         max_connections=_read_positive_int("MAX_CONNECTIONS", defaults.max_connections, minimum=1),
     )
@@ -161,4 +203,6 @@ def load_settings() -> Settings:
         max_body_bytes=_read_positive_int("MAX_BODY_BYTES", 1024 * 1024),
         database_timeout_s=_read_positive_seconds("DATABASE_TIMEOUT_SECONDS", 5.0),
         http_limits=load_http_limits(),
+        max_payload_rows=_read_positive_int("MAX_PAYLOAD_ROWS", 110_000, minimum=1),
+        payload_wait_s=_read_positive_seconds("PAYLOAD_WAIT_SECONDS", 5.0),
     )

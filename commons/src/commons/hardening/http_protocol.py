@@ -1,35 +1,51 @@
 """uvicorn's httptools protocol with bounds on what a client can make a server hold: a request's
-head (its size and read time), its body (its read time, and how many are unfinished at once) and
-the number of connections. Serve with
+head (its size and read time), its body (its read time and rate, and the bytes of all unfinished
+bodies), the answers waiting on clients that do not read them (their rate, and their bytes), the
+kernel's buffers of each connection, and the number of connections. Serve with
 `uvicorn ... --http commons.hardening.http_protocol:BoundedHttpToolsProtocol`.
 
 uvicorn's httptools parser takes a request line and headers of any size, and waits for them
-forever: a 100 MB header was accepted after ~20 s, and 50 connections each holding an unfinished
-4 MB header grew an app from ~86 to ~320 MiB and were never timed out. A body, once its head was
-in, had no time limit at all: 300 connections each holding 1,040,000 bytes of a body declared
-1,040,100 long grew an app from 89 to 407 MB for as long as the clients liked. So:
+forever; a body, once its head was in, had no time limit; an answer waits in the send buffer for
+as long as the client does not read it (sixty clients that never read a 9 MB answer grew an app
+from 80 to 779 MiB, with the kernel holding up to 4 MiB more per connection). So (the settings
+in commons/config.py, HttpLimits; docs/operations.md states each with what it bounds):
 
-- a head over MAX_HEADER_BYTES (64 KiB) gets 431, one not complete within HEADER_TIMEOUT_SECONDS
-  (10 s) gets 408. Only the head's own bytes count, wherever the reads split a pipelined stream;
-- a body not complete within BODY_TIMEOUT_SECONDS (30 s) of its head gets 408;
-- at most MAX_UNFINISHED_BODIES (64) bodies are received over several reads at once; the next
-  one gets 503 with Retry-After, before it is read. A body is at most MAX_BODY_BYTES (1 MiB,
-  commons/hardening/body_limit.py) in the app and 64 KiB more in uvicorn, so unfinished bodies
-  hold at most about 64 x 1.1 MiB;
-- past MAX_CONNECTIONS (1000) open connections, a new one is answered 503 with Retry-After and
-  closed at once, so unfinished heads hold at most about 1000 x 64 KiB.
+- a head over MAX_HEADER_BYTES gets 431, one not complete within HEADER_TIMEOUT_SECONDS gets 408.
+  Only the head's own bytes count, wherever the reads split a pipelined stream;
+- a body not complete within BODY_TIMEOUT_SECONDS of its head, or unfinished at the end of a
+  window of RATE_WINDOW_SECONDS that brought fewer than MIN_UPLOAD_BYTES_PER_SECOND, gets 408;
+  the bytes of all bodies received over several reads are at most MAX_UNFINISHED_BODY_BYTES,
+  and a body whose next read would pass it gets 503 with Retry-After;
+- an answer the client takes fewer than MIN_SEND_BYTES_PER_SECOND of over a whole window while
+  it waits is abandoned and its connection closed; the answers waiting on clients hold at most
+  about MAX_WAITING_ANSWER_BYTES: past it, the longest-waiting one is abandoned;
+- the kernel holds at most SEND_BUFFER_BYTES and RECEIVE_BUFFER_BYTES (each doubled by Linux) of
+  a connection: without them it grew a send buffer to 4 MiB and a receive buffer to 32 MiB;
+- past MAX_CONNECTIONS open connections, a new one closes the oldest idle one (asked nothing
+  yet, or between requests), or, with none idle, is answered 503 with Retry-After.
 
-Each refusal closes the connection. The measured path (a request whose head and body arrive
-in the read that completes them) pays a count per read, two flags per request and a sum over the
-headers; the timers and counts are set only when a read ends inside an unfinished head or body.
+Each refusal closes the connection with a lingering close: the answer is sent, the sending side
+shut, and what the client still sends is read and dropped for at most LINGER_SECONDS, so a
+client still sending reads the answer instead of a reset. The measured path (a request whose
+head and body arrive in the read that completes them, an answer the kernel takes at once) pays
+a count per read, two flags per request, a sum over the headers and two dictionary operations;
+the timers and counts are set only when a read ends inside an unfinished head or body, or an
+answer waits on its client.
 """
 
 import asyncio
+import socket
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from commons.config import ConfigurationError, HttpLimits, load_http_limits
+from commons.config import (
+    RECEIVE_BUFFER_BYTES,
+    SEND_BUFFER_BYTES,
+    ConfigurationError,
+    HttpLimits,
+    load_http_limits,
+)
 
 
 def read_limits() -> HttpLimits:
@@ -42,17 +58,30 @@ def read_limits() -> HttpLimits:
 
 
 LIMITS = read_limits()
-RETRY_AFTER_S = 1  # a body slot or a connection frees as soon as one request is done
+RETRY_AFTER_S = 1  # a body's bytes, a connection or an answer's room free within a request
+# How long, and how much, of a refused client's further bytes are read and dropped: enough for
+# the rest of the largest body (MAX_BODY_BYTES, 1 MiB by default, and uvicorn's 64 KiB), not a
+# 100 MB header.
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 1024 * 1024 + 64 * 1024
 
 
 class HeadRefused(Exception):
     """Raised in a parser callback to stop parsing a head that is refused."""
 
 
-class UnfinishedBodies:
-    """How many request bodies this process is receiving over several reads (one event loop)."""
+class Held:
+    """What this process holds for all its connections (one event loop)."""
 
-    count = 0
+    unfinished_body_bytes = 0
+    # Connections that asked nothing yet or are between requests, oldest first: the ones a
+    # new connection past MAX_CONNECTIONS may close.
+    idle: dict["BoundedHttpToolsProtocol", None] = {}
+    # Connections whose answer waits on the client, longest-waiting first, with the bytes
+    # waiting when last looked at.
+    waiting_answers: dict["BoundedHttpToolsProtocol", int] = {}
+    # Connections receiving a body over several reads.
+    unfinished_bodies: dict["BoundedHttpToolsProtocol", None] = {}
 
 
 REASONS = {
@@ -71,6 +100,14 @@ def answer(status: int, detail: bytes, extra_headers: bytes = b"") -> bytes:
     )
 
 
+def bound_kernel_buffers(transport: asyncio.Transport) -> None:
+    connection = transport.get_extra_info("socket")
+    if connection is None or connection.family not in (socket.AF_INET, socket.AF_INET6):
+        return  # a unix socket, or a test's transport: no TCP buffers to bound
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES)
+
+
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -81,31 +118,81 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.refusal: tuple[int, bytes] | None = None
         self.read_size = 0  # of the read being parsed
         self.in_body = False  # between a message's headers and its end
-        self.body_counted = False  # this connection's body is one of the UnfinishedBodies
+        self.body_counted = False  # this connection's body bytes are in Held's count
+        self.body_bytes = 0  # of the unfinished body, counted
+        self.body_window_start = 0  # body_bytes when the rate window began
+        self.body_started = 0.0  # when it began to be counted (the event loop's clock)
         self.body_timer: asyncio.TimerHandle | None = None
+        self.body_rate_timer: asyncio.TimerHandle | None = None
         self.last_body_chunk = b""  # in the read being parsed: where a body ended
+        self.send_timer: asyncio.TimerHandle | None = None
+        self.send_window_start = 0  # bytes waiting when the send window began
+        self.lingering = False
+        self.linger_left = LINGER_BYTES
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if len(self.connections) > LIMITS.max_connections:
+        bound_kernel_buffers(transport)
+        if len(self.connections) > LIMITS.max_connections and not self.close_oldest_idle():
             # Refused before anything is read: an unfinished head it sent would be memory too.
-            detail = b"Too many connections (MAX_CONNECTIONS); retry later"
-            self.transport.write(answer(503, detail, BUSY_HEADERS))
-            self.transport.close()
+            detail = b"Too many connections (MAX_CONNECTIONS) busy with requests; retry later"
+            self.close_lingering(answer(503, detail, BUSY_HEADERS))
             return
+        Held.idle[self] = None
         # A connection that never sends a byte is a head that never completes, too.
         self.start_head_timer()
 
-    def connection_lost(self, exc: Exception | None) -> None:
+    def close_oldest_idle(self) -> bool:
+        """Make room: close the connection idle the longest (it asked nothing, or its last
+        answer has left), as a keep-alive time-out would; with none, refuse the body arriving
+        slowest since its head, if that is slower than MIN_UPLOAD_BYTES_PER_SECOND. Otherwise a
+        few cheap connections, each sending a head and a few bytes of a body, could hold every
+        connection for a window at a time. False when every connection is busy otherwise."""
+        for connection in Held.idle:
+            if connection is not self and connection not in Held.waiting_answers:
+                connection.forget()
+                connection.transport.close()
+                return True
+        now = self.loop.time()
+        slowest = min(Held.unfinished_bodies, key=lambda body: body.upload_rate(now), default=None)
+        if slowest is None or slowest.upload_rate(now) >= LIMITS.min_upload_rate:
+            return False
+        slowest.refuse_body(408, slowest.too_slow_detail())
+        return True
+
+    def forget(self) -> None:
+        """Take this connection out of every count and timer (it is closing)."""
+        Held.idle.pop(self, None)
         self.cancel_head_timer()
         self.end_unfinished_body()
+        self.stop_waiting_answer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.forget()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self.lingering:
+            # Read, and dropped: the client sees its answer, not a reset (but for a client
+            # that goes on sending more than any body could be).
+            self.linger_left -= len(data)
+            if self.linger_left < 0:
+                self.transport.close()
+            return
         self.read_size = len(data)
         self.last_body_chunk = b""
         if self.in_head:
             self.head_bytes += len(data)
+        elif self.body_counted:
+            if Held.unfinished_body_bytes + len(data) > LIMITS.max_unfinished_body_bytes:
+                detail = (
+                    b"Too many request body bytes being received (MAX_UNFINISHED_BODY_BYTES); "
+                    b"retry later"
+                )
+                self.refuse_body(503, detail, BUSY_HEADERS)
+                return
+            self.body_bytes += len(data)
+            Held.unfinished_body_bytes += len(data)
         super().data_received(data)  # may complete a head, a message, and begin the next
         if self.transport.is_closing():
             return
@@ -137,6 +224,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.in_head = False
+        Held.idle.pop(self, None)  # busy with a request until it is answered
         if self.head_timer is not None:
             self.cancel_head_timer()
         # A head that arrived whole in one read was not refused by data_received. The reads
@@ -171,11 +259,14 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()  # starts the next pipelined request, if one waits
-        if self.refusal is not None and not self.transport.is_closing():
+        if self.transport.is_closing():
+            return
+        if self.refusal is not None:
             self.refuse(*self.refusal)
         elif self.in_body and not self.body_counted and not self.pipeline:
-            if not self.transport.is_closing():
-                self.begin_unfinished_body()  # the request now answered was waiting for it
+            self.begin_unfinished_body()  # the request now answered was waiting for it
+        elif self.in_head and not self.pipeline:
+            Held.idle[self] = None  # between requests (its answer may still be leaving)
 
     def send_400_response(self, msg: str) -> None:
         if self.refusal is not None:
@@ -207,6 +298,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if not self.in_head or self.transport.is_closing():
             return
         if self.head_bytes == 0:
+            self.forget()
             self.transport.close()  # nothing was asked: nothing to answer
             return
         self.refuse(
@@ -215,24 +307,39 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             b"(HEADER_TIMEOUT_SECONDS)" % LIMITS.header_timeout_s,
         )
 
+    # Bodies received over several reads: their time, their rate and their bytes.
+
     def begin_unfinished_body(self) -> None:
         if self.transport.get_protocol() is not self:
             return  # upgraded to a WebSocket: that protocol has the connection now
-        if UnfinishedBodies.count >= LIMITS.max_unfinished_bodies:
-            detail = b"Too many request bodies being received (MAX_UNFINISHED_BODIES); retry later"
+        # What this read brought of the body (uvicorn keeps it until the app reads it).
+        self.body_bytes = len(self.cycle.body) if self.cycle is not None else 0
+        if Held.unfinished_body_bytes + self.body_bytes > LIMITS.max_unfinished_body_bytes:
+            detail = (
+                b"Too many request body bytes being received (MAX_UNFINISHED_BODY_BYTES); "
+                b"retry later"
+            )
+            self.body_bytes = 0
             self.refuse_body(503, detail, BUSY_HEADERS)
             return
-        UnfinishedBodies.count += 1
+        Held.unfinished_body_bytes += self.body_bytes
+        Held.unfinished_bodies[self] = None
         self.body_counted = True
+        self.body_started = self.loop.time()
+        self.body_window_start = self.body_bytes
         self.body_timer = self.loop.call_later(LIMITS.body_timeout_s, self.body_timed_out)
+        self.body_rate_timer = self.loop.call_later(LIMITS.rate_window_s, self.check_body_rate)
 
     def end_unfinished_body(self) -> None:
         if self.body_counted:
-            UnfinishedBodies.count -= 1
+            Held.unfinished_body_bytes -= self.body_bytes
+            Held.unfinished_bodies.pop(self, None)
             self.body_counted = False
-        if self.body_timer is not None:
-            self.body_timer.cancel()
-            self.body_timer = None
+            self.body_bytes = 0
+        for timer in (self.body_timer, self.body_rate_timer):
+            if timer is not None:
+                timer.cancel()
+        self.body_timer = self.body_rate_timer = None
 
     def body_timed_out(self) -> None:
         self.body_timer = None
@@ -240,18 +347,105 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             detail = b"Request body not received within %g s of its head (BODY_TIMEOUT_SECONDS)"
             self.refuse_body(408, detail % LIMITS.body_timeout_s)
 
+    def check_body_rate(self) -> None:
+        self.body_rate_timer = None
+        if not self.in_body or self.transport.is_closing():
+            return
+        arrived = self.body_bytes - self.body_window_start
+        if arrived < LIMITS.min_upload_rate * LIMITS.rate_window_s:
+            self.refuse_body(408, self.too_slow_detail())
+            return
+        self.body_window_start = self.body_bytes
+        self.body_rate_timer = self.loop.call_later(LIMITS.rate_window_s, self.check_body_rate)
+
+    def upload_rate(self, now: float) -> float:
+        """Bytes a second since the body began to be counted (a body that has not had a whole
+        window yet may be slower than the rate at first: its first read came with its head)."""
+        return self.body_bytes / max(now - self.body_started, 1e-3)
+
+    def too_slow_detail(self) -> bytes:
+        return (
+            b"Request body arriving slower than %d bytes a second "
+            b"(MIN_UPLOAD_BYTES_PER_SECOND)" % LIMITS.min_upload_rate
+        )
+
     def refuse_body(self, status: int, detail: bytes, extra_headers: bytes = b"") -> None:
         """Answer the request whose body is being received (when the app has not answered it
         already), and close. The app, perhaps still reading the body, is told the client left,
         as connection_lost would tell it: it stops, and lets go of what it read."""
         self.end_unfinished_body()
         cycle = self.cycle
-        if not cycle.response_started:
-            self.transport.write(answer(status, detail, extra_headers))
         if not cycle.response_complete:
             cycle.disconnected = True
             cycle.message_event.set()
-        self.transport.close()
+        if not cycle.response_started:
+            self.close_lingering(answer(status, detail, extra_headers))
+        else:
+            self.forget()
+            self.transport.close()
+
+    # Answers waiting on the client: their rate, and their bytes all together.
+
+    def pause_writing(self) -> None:
+        """The transport's buffer went over its high-water mark: the client is not taking the
+        answer as fast as it is written (the kernel's buffer is full too)."""
+        super().pause_writing()
+        if self.send_timer is None and not self.lingering:
+            waiting = self.transport.get_write_buffer_size()
+            self.send_window_start = waiting
+            Held.waiting_answers[self] = waiting
+            self.send_timer = self.loop.call_later(LIMITS.rate_window_s, self.check_send_rate)
+            self.keep_waiting_answers_bounded()
+
+    def resume_writing(self) -> None:
+        self.stop_waiting_answer()
+        super().resume_writing()
+
+    def stop_waiting_answer(self) -> None:
+        Held.waiting_answers.pop(self, None)
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
+
+    def check_send_rate(self) -> None:
+        self.send_timer = None
+        waiting = self.transport.get_write_buffer_size()
+        taken = self.send_window_start - waiting
+        if waiting and taken < LIMITS.min_send_rate * LIMITS.rate_window_s:
+            self.abandon_answer()
+            return
+        self.send_window_start = waiting
+        Held.waiting_answers[self] = waiting
+        self.send_timer = self.loop.call_later(LIMITS.rate_window_s, self.check_send_rate)
+
+    def keep_waiting_answers_bounded(self) -> None:
+        """Past MAX_WAITING_ANSWER_BYTES, abandon the answers waiting longest (but the newest,
+        which may be one answer larger than the bound alone)."""
+        total = sum(Held.waiting_answers.values())
+        while total > LIMITS.max_waiting_answer_bytes and len(Held.waiting_answers) > 1:
+            oldest, waiting = next(iter(Held.waiting_answers.items()))
+            total -= waiting
+            oldest.abandon_answer()
+
+    def abandon_answer(self) -> None:
+        """Drop what waits for the client at once (abort: no lingering, nobody reads it)."""
+        self.forget()
+        self.transport.abort()  # connection_lost tells the app, and releases its drain
+
+    # Refusing.
+
+    def close_lingering(self, payload: bytes) -> None:
+        """Send `payload`, shut the sending side once it has left, and read and drop whatever
+        the client still sends until it closes too, for at most LINGER_SECONDS. A plain close
+        with unread bytes makes the kernel answer a reset, which a client still sending reads
+        instead of the answer (every refused upload saw ECONNRESET, not its 503)."""
+        self.forget()
+        self.lingering = True
+        self.transport.write(payload)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.flow.resume_reading()
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
 
     def refuse(self, status: int, detail: bytes) -> None:
         self.cancel_head_timer()
@@ -262,5 +456,4 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.refusal = (status, detail)
             self.flow.pause_reading()
             return
-        self.transport.write(answer(status, detail))
-        self.transport.close()
+        self.close_lingering(answer(status, detail))

@@ -1,0 +1,325 @@
+"""Hostile clients, round two (issue 35), on every arm: answers never read, large answers asked
+in parallel, body slots squatted with a few bytes, silent connections filling the server, and
+refused uploads that must read their answer, not a reset. Each ran an app out of memory, held it
+for as long as the clients liked, or denied honest clients, before the bounds of
+commons/hardening/http_protocol.py and commons/hardening/payload_rows.py.
+
+Memory is asserted as a ceiling (the app's peak RSS under CEILING_BYTES, the kernel's buffers of
+its connections under what SEND_BUFFER_BYTES and RECEIVE_BUFFER_BYTES allow), and /health must
+answer within a second throughout; no speed is asserted. The windows and deadlines are short
+(through the environment) so the module runs in seconds; the byte budgets are the defaults, whose
+ceiling docs/operations.md states. `LAB_FULL_SIZE_ATTACKS=1` runs the reproductions at their
+reported size and with the default windows (minutes)."""
+
+import os
+import re
+import socket
+import subprocess
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from commons.config import RECEIVE_BUFFER_BYTES, SEND_BUFFER_BYTES, HttpLimits
+from commons.payloads import bulk_post
+from tests.api.test_request_heads import open_connection
+from tests.api.test_unfinished_bodies import (
+    answer_of,
+    answers_of,
+    peak_rss_bytes,
+    status_of,
+    uvicorn_process,
+)
+from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
+from tests.database_helpers import drop_database, recreate_database
+
+# Its module-scoped servers start once: the module runs on one pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("test_hostile_clients")
+
+FULL_SIZE = os.environ.get("LAB_FULL_SIZE_ATTACKS") == "1"
+DEFAULTS = HttpLimits()
+RATE_WINDOW_S = DEFAULTS.rate_window_s if FULL_SIZE else 1.0
+PAYLOAD_WAIT_S = 5.0 if FULL_SIZE else 1.0
+BODY_TIMEOUT_S = DEFAULTS.body_timeout_s if FULL_SIZE else 4.0
+MAX_CONNECTIONS = DEFAULTS.max_connections if FULL_SIZE else 200
+# Slow, so that a test's honest uploads keep their pace without filling the body bytes.
+MIN_UPLOAD_RATE = DEFAULTS.min_upload_rate if FULL_SIZE else 1024
+# Small, so that two uploads fill it; the memory tests keep every other default budget.
+MAX_UNFINISHED_BODY_BYTES = 1024 * 1024
+# The ceiling docs/operations.md promises for an app under every attack at once, well inside the
+# compose file's mem_limit (512M).
+CEILING_BYTES = 400 * 1024 * 1024
+# /health must keep answering: before, it took 31 s under the first attack. Not a speed
+# figure: one largest answer alone holds v1-shim's event loop for up to ~3 s on a 2-vCPU VM
+# (its FastAPI encodes pydantic.v1 models with jsonable_encoder there), which no bound on what
+# clients hold can shorten; the other arms answered within 0.1 s (docs/operations.md).
+HEALTH_WITHIN_S = 5.0
+LARGEST_ANSWER = "/payloads/nested?items=5000&comments=10"  # 55,000 rows, about 9 MB of JSON
+NEVER_READING = 60
+PARALLEL_READERS = 40
+SQUATTERS = 64
+PAST_THE_LIMIT = 50
+
+
+@pytest.fixture(scope="module", params=APP_NAMES)
+def bounded_app(request: pytest.FixtureRequest, server_url: str) -> Iterator[RunningApp]:
+    database = f"pydantic_lab_test_hostile_{request.param.replace('-', '_')}"
+    app = start_app(
+        request.param,
+        recreate_database(server_url, database),
+        extra_environment={
+            "RATE_WINDOW_SECONDS": str(RATE_WINDOW_S),
+            "PAYLOAD_WAIT_SECONDS": str(PAYLOAD_WAIT_S),
+            "BODY_TIMEOUT_SECONDS": str(BODY_TIMEOUT_S),
+            "MAX_CONNECTIONS": str(MAX_CONNECTIONS),
+            "MAX_UNFINISHED_BODY_BYTES": str(MAX_UNFINISHED_BODY_BYTES),
+            "MIN_UPLOAD_BYTES_PER_SECOND": str(MIN_UPLOAD_RATE),
+        },
+    )
+    yield app
+    stop_app(app.process, app.log_path)
+    drop_database(server_url, database)
+
+
+def port_of(app: RunningApp) -> int:
+    return urlsplit(app.base_url).port or 80
+
+
+def established_connections(app: RunningApp) -> list[tuple[int, int]]:
+    """The app's own established TCP connections: (bytes queued to send, bytes received and
+    not read yet), as the kernel holds them (`ss`, iproute2)."""
+    listing = subprocess.run(
+        ["ss", "-tmnH", "state", "established", f"sport = :{port_of(app)}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [
+        (int(queued), int(unread))
+        for unread, queued in re.findall(r"skmem:\(r(\d+),rb\d+,t\d+,tb\d+,f\d+,w(\d+)", listing)
+    ]
+
+
+@dataclass
+class Watch:
+    """/health asked every 0.2 s on a new connection, and the kernel's buffers of the app's
+    connections read, while an attack runs."""
+
+    app: RunningApp
+    health_seconds: list[float] = field(default_factory=list)
+    health_failures: list[str] = field(default_factory=list)
+    kernel_peak_bytes: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            started = time.monotonic()
+            try:
+                status = httpx.get(f"{self.app.base_url}/health", timeout=10).status_code
+                if status != 200:
+                    self.health_failures.append(str(status))
+            except httpx.HTTPError as error:
+                self.health_failures.append(repr(error))
+            self.health_seconds.append(time.monotonic() - started)
+            held = sum(queued + unread for queued, unread in established_connections(self.app))
+            self.kernel_peak_bytes = max(self.kernel_peak_bytes, held)
+            self.stop.wait(0.2)
+
+    def check(self, connections: int) -> None:
+        print(  # the figures docs/operations.md quotes (pytest -rP shows them)
+            f"{self.app.name}: /health at most {max(self.health_seconds):.2f} s in "
+            f"{len(self.health_seconds)} asks; kernel buffers at most "
+            f"{self.kernel_peak_bytes / 2**20:.2f} MiB"
+        )
+        assert not self.health_failures, self.health_failures[:5]
+        assert self.health_seconds and max(self.health_seconds) < HEALTH_WITHIN_S, (
+            f"/health took up to {max(self.health_seconds):.2f} s"
+        )
+        # Linux allocates twice what SO_SNDBUF and SO_RCVBUF ask.
+        kernel_bound = connections * 2 * (SEND_BUFFER_BYTES + RECEIVE_BUFFER_BYTES)
+        assert self.kernel_peak_bytes < kernel_bound, (
+            f"the kernel held {self.kernel_peak_bytes / 2**20:.1f} MiB of the app's connections"
+        )
+
+
+class watched:
+    def __init__(self, app: RunningApp) -> None:
+        self.watch = Watch(app)
+        self.thread = threading.Thread(target=self.watch.run, daemon=True)
+
+    def __enter__(self) -> Watch:
+        self.thread.start()
+        return self.watch
+
+    def __exit__(self, *_: object) -> None:
+        self.watch.stop.set()
+        self.thread.join()
+
+
+def assert_under_the_ceiling(app: RunningApp) -> None:
+    peak = peak_rss_bytes(uvicorn_process(app))
+    print(f"{app.name}: peak RSS {peak / 2**20:.0f} MiB")
+    assert peak < CEILING_BYTES, f"peak RSS {peak / 2**20:.0f} MiB"
+
+
+def never_reading_client(app: RunningApp, path: str) -> socket.socket:
+    connection = socket.socket()
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    connection.settimeout(30)
+    connection.connect(("127.0.0.1", port_of(app)))
+    connection.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return connection
+
+
+def test_answers_never_read_are_abandoned_and_let_go(bounded_app: RunningApp) -> None:
+    """Issue 35's first: sixty clients with a 4 KB receive buffer ask the largest answer and
+    never read it. Before, all sixty stayed open (45 s and counting) and the app grew to
+    779 MiB (v2) or 1,041 MiB (v1), its /health taking 31 s."""
+    clients = [never_reading_client(bounded_app, LARGEST_ANSWER) for _ in range(NEVER_READING)]
+    try:
+        with watched(bounded_app) as watch:
+            # Two windows for each answer let in, and the wait of those that were not.
+            deadline = time.monotonic() + PAYLOAD_WAIT_S + 6 * RATE_WINDOW_S + 10
+            while established_connections(bounded_app) and time.monotonic() < deadline:
+                time.sleep(0.2)
+        left = len(established_connections(bounded_app))
+    finally:
+        for client in clients:
+            client.close()
+    assert left == 0, f"{left} connections still open, holding their answers"
+    watch.check(NEVER_READING)
+    assert_under_the_ceiling(bounded_app)
+
+
+def test_large_answers_asked_in_parallel_wait_their_turn(bounded_app: RunningApp) -> None:
+    """Issue 35's second: forty parallel readers of the largest answer. Before, v1 peaked at
+    856 MiB and took 79 s. Now a request waits for room (MAX_PAYLOAD_ROWS) and, past
+    PAYLOAD_WAIT_SECONDS, is answered 503 with Retry-After."""
+
+    def ask(_: int) -> httpx.Response:
+        return httpx.get(f"{bounded_app.base_url}{LARGEST_ANSWER}", timeout=120)
+
+    with watched(bounded_app) as watch, ThreadPoolExecutor(PARALLEL_READERS) as pool:
+        answers = list(pool.map(ask, range(PARALLEL_READERS)))
+    statuses = Counter(answer.status_code for answer in answers)
+    assert set(statuses) <= {200, 503} and statuses[200] >= 1, statuses
+    for refused in (answer for answer in answers if answer.status_code == 503):
+        assert refused.headers["retry-after"] == "1"
+        assert "MAX_PAYLOAD_ROWS" in refused.json()["detail"]
+    assert all(len(answer.json()["posts"]) == 5000 for answer in answers if answer.is_success)
+    watch.check(PARALLEL_READERS)
+    assert_under_the_ceiling(bounded_app)
+
+
+def head_of_a_large_upload(app: RunningApp, declared: int = 1_000_000) -> socket.socket:
+    connection = open_connection(app)
+    connection.sendall(
+        b"POST /posts_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % declared
+    )
+    return connection
+
+
+def bulk_body(posts: int = 1000) -> bytes:
+    return httpx.Request("POST", "/", json={"posts": [bulk_post(n) for n in range(posts)]}).read()
+
+
+def test_squatted_body_slots_deny_no_upload(bounded_app: RunningApp) -> None:
+    """Issue 35's third: sixty-four connections each declare a 1,000,000-byte body and send 11
+    bytes of it. Before, they filled every body slot (MAX_UNFINISHED_BODIES) for 30 s, and a
+    1,000-post bulk got a reset while still sending. Now slots are bytes, which 11 bytes barely
+    touch, and a body arriving slower than MIN_UPLOAD_BYTES_PER_SECOND gets 408."""
+    squatters = [head_of_a_large_upload(bounded_app) for _ in range(SQUATTERS)]
+    try:
+        for squatter in squatters:
+            squatter.sendall(b'{"posts": [')
+        time.sleep(0.2)  # the bytes are read: the bodies are being received over several reads
+        upload = httpx.post(
+            f"{bounded_app.base_url}/posts_bulk",
+            content=bulk_body(),
+            headers={"content-type": "application/json"},
+            timeout=30,
+        )
+        answers = answers_of(squatters, timeout_s=BODY_TIMEOUT_S + 5)
+    finally:
+        for squatter in squatters:
+            squatter.close()
+    assert upload.status_code == 201, upload.text[:300]
+    assert len(upload.json()["ids"]) == 1000
+    assert Counter(status_of(answer) for answer in answers) == {"408": SQUATTERS}
+    assert all(b"MIN_UPLOAD_BYTES_PER_SECOND" in answer for answer in answers)
+
+
+def test_an_upload_past_the_body_bytes_reads_its_503_not_a_reset(bounded_app: RunningApp) -> None:
+    """The bytes of unfinished bodies are bounded (MAX_UNFINISHED_BODY_BYTES, 1 MiB here): two
+    uploads of 450,000 bytes each hold most of it, and a third, a 1,000-post bulk sent whole, is
+    answered 503 with Retry-After, which it reads: the server reads and drops the rest of its
+    body before closing (a lingering close), where a plain close answered a reset."""
+    holders = [head_of_a_large_upload(bounded_app) for _ in range(2)]
+    try:
+        for holder in holders:
+            holder.sendall(b'{"posts": [' + b" " * 450_000)
+        time.sleep(0.3)
+        body = bulk_body()
+        with head_of_a_large_upload(bounded_app, declared=len(body)) as refused:
+            time.sleep(0.1)  # its body arrives over several reads, after its head
+            try:
+                refused.sendall(body)
+            except (BrokenPipeError, ConnectionResetError) as error:
+                pytest.fail(f"the refused upload could not send its body: {error!r}")
+            answer = answer_of(refused)
+    finally:
+        for holder in holders:
+            holder.close()
+    assert status_of(answer) == "503", answer[:300]
+    assert b"retry-after: 1\r\n" in answer and b"MAX_UNFINISHED_BODY_BYTES" in answer
+
+
+def test_silent_connections_cannot_fill_the_server(bounded_app: RunningApp) -> None:
+    """Issue 35's fourth: connections that send nothing, more than MAX_CONNECTIONS of them.
+    Before, every request failed until the head time-out, mostly with a reset. Now a new
+    connection closes the one idle the longest, so honest requests are answered."""
+    silent = [open_connection(bounded_app) for _ in range(MAX_CONNECTIONS + PAST_THE_LIMIT)]
+    try:
+        statuses = Counter(
+            httpx.get(f"{bounded_app.base_url}/posts?per_page=1", timeout=10).status_code
+            for _ in range(20)
+        )
+        closed = sum(1 for answer in answers_of(silent[:PAST_THE_LIMIT], timeout_s=5) if not answer)
+    finally:
+        for connection in silent:
+            connection.close()
+    assert statuses == {200: 20}, statuses
+    assert closed == PAST_THE_LIMIT  # the oldest were closed, without an answer
+
+
+def test_a_connection_past_busy_ones_reads_its_503_not_a_reset(bounded_app: RunningApp) -> None:
+    """With every connection busy (receiving a body at an honest pace: none is idle, none
+    slower than MIN_UPLOAD_BYTES_PER_SECOND, so none is closed to make room), one more is
+    answered 503 with Retry-After, and reads it although it had sent a whole request (before:
+    a reset or a broken pipe)."""
+    busy = [head_of_a_large_upload(bounded_app) for _ in range(MAX_CONNECTIONS + 5)]
+    try:
+        for connection in busy:  # all of them together well inside MAX_UNFINISHED_BODY_BYTES
+            connection.sendall(b'{"posts": [' + b" " * 4000)
+        with open_connection(bounded_app) as late:
+            body = bulk_body(posts=100)
+            try:
+                late.sendall(
+                    b"POST /posts_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                )
+            except (BrokenPipeError, ConnectionResetError) as error:
+                pytest.fail(f"the connection past the limit could not send: {error!r}")
+            answer = answer_of(late)
+    finally:
+        for connection in busy:
+            connection.close()
+    assert status_of(answer) == "503", answer[:300]
+    assert b"retry-after: 1\r\n" in answer and b"MAX_CONNECTIONS" in answer
