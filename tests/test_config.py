@@ -93,7 +93,7 @@ def test_describe_database_host_never_shows_the_password() -> None:
         ("HEADER_TIMEOUT_SECONDS", "-1", "must be a positive number of seconds"),
         ("MAX_HEADER_BYTES", "100", "must be at least 1024"),
         ("BODY_TIMEOUT_SECONDS", "0", "must be a positive number of seconds"),
-        ("MAX_UNFINISHED_BODY_BYTES", "1000", "must be at least 65536"),
+        ("MAX_BODY_BYTES_IN_FLIGHT", "1000", "must be at least 65536"),
         ("MAX_WAITING_ANSWER_BYTES", "-5", "must be at least 65536"),
         ("MIN_UPLOAD_BYTES_PER_SECOND", "0", "must be at least 1"),
         ("MIN_SEND_BYTES_PER_SECOND", "fast", "must be a whole number"),
@@ -119,7 +119,7 @@ def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("MAX_HEADER_BYTES", "8192")
     monkeypatch.setenv("HEADER_TIMEOUT_SECONDS", "3")
     monkeypatch.setenv("BODY_TIMEOUT_SECONDS", "4.5")
-    monkeypatch.setenv("MAX_UNFINISHED_BODY_BYTES", "100000")
+    monkeypatch.setenv("MAX_BODY_BYTES_IN_FLIGHT", "100000")
     monkeypatch.setenv("MAX_WAITING_ANSWER_BYTES", "200000")
     monkeypatch.setenv("MIN_UPLOAD_BYTES_PER_SECOND", "100")
     monkeypatch.setenv("MIN_SEND_BYTES_PER_SECOND", "200")
@@ -135,7 +135,7 @@ def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None
     )
     limits = settings.http_limits
     assert limits.body_timeout_s == 4.5
-    assert (limits.max_unfinished_body_bytes, limits.max_waiting_answer_bytes) == (100000, 200000)
+    assert (limits.max_body_bytes_in_flight, limits.max_waiting_answer_bytes) == (100000, 200000)
     assert (limits.min_upload_rate, limits.min_send_rate, limits.rate_window_s) == (100, 200, 0.5)
     assert limits.max_connections == 100
     assert (settings.max_payload_rows, settings.payload_wait_s) == (7, 1.5)

@@ -51,7 +51,7 @@ MAX_CONNECTIONS = DEFAULTS.max_connections if FULL_SIZE else 200
 # Slow, so that a test's honest uploads keep their pace without filling the body bytes.
 MIN_UPLOAD_RATE = DEFAULTS.min_upload_rate if FULL_SIZE else 1024
 # Small, so that two uploads fill it; the memory tests keep every other default budget.
-MAX_UNFINISHED_BODY_BYTES = 1024 * 1024
+MAX_BODY_BYTES_IN_FLIGHT = 1024 * 1024
 # The ceiling docs/operations.md promises for an app under every attack at once, well inside the
 # compose file's mem_limit (512M).
 CEILING_BYTES = 400 * 1024 * 1024
@@ -78,7 +78,7 @@ def bounded_app(request: pytest.FixtureRequest, server_url: str) -> Iterator[Run
             "PAYLOAD_WAIT_SECONDS": str(PAYLOAD_WAIT_S),
             "BODY_TIMEOUT_SECONDS": str(BODY_TIMEOUT_S),
             "MAX_CONNECTIONS": str(MAX_CONNECTIONS),
-            "MAX_UNFINISHED_BODY_BYTES": str(MAX_UNFINISHED_BODY_BYTES),
+            "MAX_BODY_BYTES_IN_FLIGHT": str(MAX_BODY_BYTES_IN_FLIGHT),
             "MIN_UPLOAD_BYTES_PER_SECOND": str(MIN_UPLOAD_RATE),
         },
     )
@@ -257,7 +257,7 @@ def test_squatted_body_slots_deny_no_upload(bounded_app: RunningApp) -> None:
 
 
 def test_an_upload_past_the_body_bytes_reads_its_503_not_a_reset(bounded_app: RunningApp) -> None:
-    """The bytes of unfinished bodies are bounded (MAX_UNFINISHED_BODY_BYTES, 1 MiB here): two
+    """The bytes of unfinished bodies are bounded (MAX_BODY_BYTES_IN_FLIGHT, 1 MiB here): two
     uploads of 450,000 bytes each hold most of it, and a third, a 1,000-post bulk sent whole, is
     answered 503 with Retry-After, which it reads: the server reads and drops the rest of its
     body before closing (a lingering close), where a plain close answered a reset."""
@@ -278,7 +278,7 @@ def test_an_upload_past_the_body_bytes_reads_its_503_not_a_reset(bounded_app: Ru
         for holder in holders:
             holder.close()
     assert status_of(answer) == "503", answer[:300]
-    assert b"retry-after: 1\r\n" in answer and b"MAX_UNFINISHED_BODY_BYTES" in answer
+    assert b"retry-after: 1\r\n" in answer and b"MAX_BODY_BYTES_IN_FLIGHT" in answer
 
 
 def test_silent_connections_cannot_fill_the_server(bounded_app: RunningApp) -> None:
@@ -306,7 +306,7 @@ def test_a_connection_past_busy_ones_reads_its_503_not_a_reset(bounded_app: Runn
     a reset or a broken pipe)."""
     busy = [head_of_a_large_upload(bounded_app) for _ in range(MAX_CONNECTIONS + 5)]
     try:
-        for connection in busy:  # all of them together well inside MAX_UNFINISHED_BODY_BYTES
+        for connection in busy:  # all of them together well inside MAX_BODY_BYTES_IN_FLIGHT
             connection.sendall(b'{"posts": [' + b" " * 4000)
         with open_connection(bounded_app) as late:
             body = bulk_body(posts=100)

@@ -1,6 +1,6 @@
 """What a client can make an app hold is bounded (commons/hardening/http_protocol.py): a body not
 complete within BODY_TIMEOUT_SECONDS gets 408 and lets go of its memory, the bodies received at
-once hold at most MAX_UNFINISHED_BODY_BYTES (503 with Retry-After past it), and past
+once hold at most MAX_BODY_BYTES_IN_FLIGHT (503 with Retry-After past it), and past
 MAX_CONNECTIONS a new connection closes the oldest silent one. Memory is asserted as a bound,
 not speed. (tests/api/test_hostile_clients.py has the second round of such clients.)"""
 
@@ -29,11 +29,11 @@ LIMITS = HttpLimits()  # the defaults, which the app keeps for everything else
 HELD_CONNECTIONS = 300
 DECLARED_BYTES = 1_040_100
 SENT_BYTES = 1_040_000
-# What the unfinished bodies may hold: their bytes (at most MAX_UNFINISHED_BODY_BYTES, counted
+# What the unfinished bodies may hold: their bytes (at most MAX_BODY_BYTES_IN_FLIGHT, counted
 # as they are read) and, for each, what its first read brought with its head, uvicorn's
 # buffer (64 KiB) and one more read; then room for the rest of the process to move (allocator
 # arenas, the event loop's objects for 300 connections).
-BODIES_BOUND = LIMITS.max_unfinished_body_bytes + HELD_CONNECTIONS * 3 * 64 * 1024
+BODIES_BOUND = LIMITS.max_body_bytes_in_flight + HELD_CONNECTIONS * 3 * 64 * 1024
 SLACK = 40 * 1024 * 1024
 
 
@@ -143,9 +143,9 @@ def test_unfinished_bodies_are_bounded_in_bytes_memory_and_time(bounded_app: Run
     held = first_peak - idle_rss
     assert held < bound, f"{held / 2**20:.0f} MiB held, bound {bound / 2**20:.0f} MiB"
     # The bodies that fit were received until their deadline (408), the others refused as
-    # their next read would have passed MAX_UNFINISHED_BODY_BYTES (503, Retry-After), the rest
+    # their next read would have passed MAX_BODY_BYTES_IN_FLIGHT (503, Retry-After), the rest
     # of their bodies not kept.
-    most_received = LIMITS.max_unfinished_body_bytes // (SENT_BYTES // 2)
+    most_received = LIMITS.max_body_bytes_in_flight // (SENT_BYTES // 2)
     assert set(statuses) == {"408", "503"} and statuses["408"] <= most_received, statuses
     assert all(b"BODY_TIMEOUT_SECONDS" in a for a in answers if a.startswith(b"HTTP/1.1 408"))
     assert all(b"retry-after: 1\r\n" in a for a in answers if a.startswith(b"HTTP/1.1 503"))

@@ -42,9 +42,10 @@ class HttpLimits:
     # is abandoned and its connection closed (MIN_SEND_BYTES_PER_SECOND).
     min_send_rate: int = 8 * 1024
     rate_window_s: float = 5.0  # RATE_WINDOW_SECONDS
-    # Bytes of bodies received over several reads, all connections together; a body whose next
-    # read would pass it gets 503 (MAX_UNFINISHED_BODY_BYTES).
-    max_unfinished_body_bytes: int = 32 * 1024 * 1024
+    # Bytes of bodies received over several reads, from their first read until they are
+    # answered, all connections together; a body whose next read would pass it gets 503
+    # (MAX_BODY_BYTES_IN_FLIGHT).
+    max_body_bytes_in_flight: int = 32 * 1024 * 1024
     # Bytes of answers waiting on clients that do not read them, all connections together; past
     # it, the longest-waiting answer is abandoned (MAX_WAITING_ANSWER_BYTES).
     max_waiting_answer_bytes: int = 32 * 1024 * 1024
@@ -162,7 +163,7 @@ def load_http_limits() -> HttpLimits:
         # upload; what a body holds is its bytes, so the bound is on bytes now.
         raise ConfigurationError(
             "MAX_UNFINISHED_BODIES is no longer read; bodies in flight are bounded in bytes by "
-            "MAX_UNFINISHED_BODY_BYTES (docs/operations.md)"
+            "MAX_BODY_BYTES_IN_FLIGHT (docs/operations.md)"
         )
     defaults = HttpLimits()
     return HttpLimits(
@@ -180,8 +181,8 @@ def load_http_limits() -> HttpLimits:
             "MIN_SEND_BYTES_PER_SECOND", defaults.min_send_rate, minimum=1
         ),
         rate_window_s=_read_positive_seconds("RATE_WINDOW_SECONDS", defaults.rate_window_s),
-        max_unfinished_body_bytes=_read_positive_int(
-            "MAX_UNFINISHED_BODY_BYTES", defaults.max_unfinished_body_bytes, minimum=64 * 1024
+        max_body_bytes_in_flight=_read_positive_int(
+            "MAX_BODY_BYTES_IN_FLIGHT", defaults.max_body_bytes_in_flight, minimum=64 * 1024
         ),
         max_waiting_answer_bytes=_read_positive_int(
             "MAX_WAITING_ANSWER_BYTES", defaults.max_waiting_answer_bytes, minimum=64 * 1024

@@ -14,8 +14,9 @@ in commons/config.py, HttpLimits; docs/operations.md states each with what it bo
   Only the head's own bytes count, wherever the reads split a pipelined stream;
 - a body not complete within BODY_TIMEOUT_SECONDS of its head, or unfinished at the end of a
   window of RATE_WINDOW_SECONDS that brought fewer than MIN_UPLOAD_BYTES_PER_SECOND, gets 408;
-  the bytes of all bodies received over several reads are at most MAX_UNFINISHED_BODY_BYTES,
-  and a body whose next read would pass it gets 503 with Retry-After;
+  the bytes of all bodies received over several reads, until they are answered, are at most
+  MAX_BODY_BYTES_IN_FLIGHT, and a body whose next read would pass it gets 503 with
+  Retry-After (a body that arrives in one read holds at most twice RECEIVE_BUFFER_BYTES);
 - an answer the client takes fewer than MIN_SEND_BYTES_PER_SECOND of over a whole window while
   it waits is abandoned and its connection closed; the answers waiting on clients hold at most
   about MAX_WAITING_ANSWER_BYTES: past it, the longest-waiting one is abandoned;
@@ -73,7 +74,7 @@ class HeadRefused(Exception):
 class Held:
     """What this process holds for all its connections (one event loop)."""
 
-    unfinished_body_bytes = 0
+    body_bytes_in_flight = 0
     # Connections that asked nothing yet or are between requests, oldest first: the ones a
     # new connection past MAX_CONNECTIONS may close.
     idle: dict["BoundedHttpToolsProtocol", None] = {}
@@ -81,7 +82,7 @@ class Held:
     # waiting when last looked at.
     waiting_answers: dict["BoundedHttpToolsProtocol", int] = {}
     # Connections receiving a body over several reads.
-    unfinished_bodies: dict["BoundedHttpToolsProtocol", None] = {}
+    arriving_bodies: dict["BoundedHttpToolsProtocol", None] = {}
 
 
 REASONS = {
@@ -119,7 +120,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.read_size = 0  # of the read being parsed
         self.in_body = False  # between a message's headers and its end
         self.body_counted = False  # this connection's body bytes are in Held's count
-        self.body_bytes = 0  # of the unfinished body, counted
+        self.body_bytes = 0  # of the body received over several reads, counted until answered
         self.body_window_start = 0  # body_bytes when the rate window began
         self.body_started = 0.0  # when it began to be counted (the event loop's clock)
         self.body_timer: asyncio.TimerHandle | None = None
@@ -154,7 +155,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
                 connection.transport.close()
                 return True
         now = self.loop.time()
-        slowest = min(Held.unfinished_bodies, key=lambda body: body.upload_rate(now), default=None)
+        slowest = min(Held.arriving_bodies, key=lambda body: body.upload_rate(now), default=None)
         if slowest is None or slowest.upload_rate(now) >= LIMITS.min_upload_rate:
             return False
         slowest.refuse_body(408, slowest.too_slow_detail())
@@ -165,6 +166,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         Held.idle.pop(self, None)
         self.cancel_head_timer()
         self.end_unfinished_body()
+        self.release_body_bytes()
         self.stop_waiting_answer()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -184,15 +186,15 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self.in_head:
             self.head_bytes += len(data)
         elif self.body_counted:
-            if Held.unfinished_body_bytes + len(data) > LIMITS.max_unfinished_body_bytes:
+            if Held.body_bytes_in_flight + len(data) > LIMITS.max_body_bytes_in_flight:
                 detail = (
-                    b"Too many request body bytes being received (MAX_UNFINISHED_BODY_BYTES); "
+                    b"Too many request body bytes being received (MAX_BODY_BYTES_IN_FLIGHT); "
                     b"retry later"
                 )
                 self.refuse_body(503, detail, BUSY_HEADERS)
                 return
             self.body_bytes += len(data)
-            Held.unfinished_body_bytes += len(data)
+            Held.body_bytes_in_flight += len(data)
         super().data_received(data)  # may complete a head, a message, and begin the next
         if self.transport.is_closing():
             return
@@ -258,6 +260,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.head_bytes = 0
 
     def on_response_complete(self) -> None:
+        self.release_body_bytes()
         super().on_response_complete()  # starts the next pipelined request, if one waits
         if self.transport.is_closing():
             return
@@ -314,16 +317,16 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             return  # upgraded to a WebSocket: that protocol has the connection now
         # What this read brought of the body (uvicorn keeps it until the app reads it).
         self.body_bytes = len(self.cycle.body) if self.cycle is not None else 0
-        if Held.unfinished_body_bytes + self.body_bytes > LIMITS.max_unfinished_body_bytes:
+        if Held.body_bytes_in_flight + self.body_bytes > LIMITS.max_body_bytes_in_flight:
             detail = (
-                b"Too many request body bytes being received (MAX_UNFINISHED_BODY_BYTES); "
+                b"Too many request body bytes being received (MAX_BODY_BYTES_IN_FLIGHT); "
                 b"retry later"
             )
             self.body_bytes = 0
             self.refuse_body(503, detail, BUSY_HEADERS)
             return
-        Held.unfinished_body_bytes += self.body_bytes
-        Held.unfinished_bodies[self] = None
+        Held.body_bytes_in_flight += self.body_bytes
+        Held.arriving_bodies[self] = None
         self.body_counted = True
         self.body_started = self.loop.time()
         self.body_window_start = self.body_bytes
@@ -331,15 +334,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.body_rate_timer = self.loop.call_later(LIMITS.rate_window_s, self.check_body_rate)
 
     def end_unfinished_body(self) -> None:
-        if self.body_counted:
-            Held.unfinished_body_bytes -= self.body_bytes
-            Held.unfinished_bodies.pop(self, None)
-            self.body_counted = False
-            self.body_bytes = 0
+        """The body has arrived (or never will): its timers stop. Its bytes stay counted until
+        it is answered (release_body_bytes): a whole body waiting for a database slot is
+        memory too."""
+        Held.arriving_bodies.pop(self, None)
         for timer in (self.body_timer, self.body_rate_timer):
             if timer is not None:
                 timer.cancel()
         self.body_timer = self.body_rate_timer = None
+
+    def release_body_bytes(self) -> None:
+        if self.body_counted:
+            Held.body_bytes_in_flight -= self.body_bytes
+            self.body_counted = False
+            self.body_bytes = 0
 
     def body_timed_out(self) -> None:
         self.body_timer = None
@@ -374,6 +382,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         already), and close. The app, perhaps still reading the body, is told the client left,
         as connection_lost would tell it: it stops, and lets go of what it read."""
         self.end_unfinished_body()
+        self.release_body_bytes()
         cycle = self.cycle
         if not cycle.response_complete:
             cycle.disconnected = True
