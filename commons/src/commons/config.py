@@ -51,7 +51,7 @@ class HttpLimits:
     max_waiting_answer_bytes: int = 32 * 1024 * 1024
     # Open connections; one more closes the oldest idle one, or, with none idle, is answered
     # 503 (MAX_CONNECTIONS).
-    max_connections: int = 500
+    max_connections: int = 250
 
 
 @dataclass(frozen=True)
