@@ -7,7 +7,9 @@ Run in an app's environment, against a database (DATABASE_URL, as for the app it
 Each request goes through a uvicorn protocol (fed from memory, no socket) into a FastAPI app
 built the way the arm builds it. "Before" is the protocol of commons/hardening/http_protocol.py
 (commons/http_protocol.py before the hardening got its own package in commit 82ac5ad) at
-<git revision> and the posts routes without AsciiIntegersRoute; "after" is this checkout's. The
+<git revision> and this checkout's app without what <git revision> did not have yet (the
+posts routes' AsciiIntegersRoute, the payload routes' PayloadRowsMiddleware); "after" is this
+checkout's. The
 two are timed in alternating batches of requests in one process, pinned to one CPU, so the
 machine's drift reaches both alike; a figure is the median of the paired differences and ratios.
 """
@@ -43,6 +45,8 @@ REQUESTS = {
     b"Content-Length: %d\r\n\r\n%s" % (len(POST_BODY), POST_BODY),
     "READ synthetic": b"GET /posts_synthetic?per_page=100 HTTP/1.1\r\nHost: x\r\n\r\n",
     "READ": b"GET /posts?per_page=100 HTTP/1.1\r\nHost: x\r\n\r\n",
+    # The sweep's flat shape at 100 posts: through PayloadRowsMiddleware.
+    "payload flat 100": b"GET /payloads/flat?items=100 HTTP/1.1\r\nHost: x\r\n\r\n",
 }
 
 
@@ -93,18 +97,36 @@ def load_protocol_at(revision: str) -> ModuleType:
     return module
 
 
-def build_apps(app_module: str) -> tuple[Any, Any]:
-    """The arm's app as this checkout builds it, and the same without AsciiIntegersRoute."""
+def had_at(revision: str, path: str, text: str) -> bool:
+    """Whether the file at `path` held `text` at `revision` (False where it did not exist)."""
+    shown = subprocess.run(
+        ["git", "show", f"{revision}:{path}"], cwd=REPOSITORY_ROOT, capture_output=True, text=True
+    )
+    return shown.returncode == 0 and text in shown.stdout
+
+
+def build_apps(app_module: str, revision: str) -> tuple[Any, Any]:
+    """The arm's app as this checkout builds it, and the same without what `revision` lacked:
+    AsciiIntegersRoute on the routes, PayloadRowsMiddleware around them."""
     import commons.routes
+    from commons.hardening.payload_rows import PayloadRowsMiddleware
 
     after = importlib.import_module(app_module).app
     ascii_route = commons.routes.AsciiIntegersRoute
-    commons.routes.AsciiIntegersRoute = APIRoute  # type: ignore[misc]
+    if not had_at(revision, "commons/src/commons/routes.py", "class AsciiIntegersRoute"):
+        commons.routes.AsciiIntegersRoute = APIRoute  # type: ignore[misc]
     try:
         module = importlib.reload(importlib.import_module(app_module))
         before = module.app
     finally:
         commons.routes.AsciiIntegersRoute = ascii_route  # type: ignore[misc]
+    if not had_at(revision, "commons/src/commons/application.py", "PayloadRowsMiddleware"):
+        # The stack is built at the first request: taken out before it.
+        before.user_middleware = [
+            middleware
+            for middleware in before.user_middleware
+            if middleware.cls is not PayloadRowsMiddleware
+        ]
     return before, after
 
 
@@ -205,7 +227,7 @@ async def compare(arguments: argparse.Namespace) -> None:
     from commons.hardening.http_protocol import BoundedHttpToolsProtocol
 
     protocol_before = load_protocol_at(arguments.before).BoundedHttpToolsProtocol
-    app_before, app_after = build_apps(arguments.app)
+    app_before, app_after = build_apps(arguments.app, arguments.before)
     loop = asyncio.get_running_loop()
     print(
         f"{arguments.app}, {arguments.rounds} pairs of {arguments.batch}-request batches, "
