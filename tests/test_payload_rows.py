@@ -1,0 +1,54 @@
+"""The payload routes' budget of rows in flight (commons/hardening/payload_rows.py): what a
+request weighs, and that a request waits for room, gets it when an answer leaves, and is
+refused when none comes in time. (Over HTTP: tests/api/test_hostile_clients.py.)"""
+
+import asyncio
+
+import pytest
+
+from commons.hardening.payload_rows import PayloadRows, answer_rows
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "rows"),
+    [
+        ("/payloads/flat", b"items=5000", 5000),
+        ("/payloads/flat", b"", 100),  # the default
+        ("/payloads/nested", b"items=5000&comments=10", 55_000),
+        ("/payloads/nested", b"items=10", 40),  # 3 comments by default
+        ("/payloads/nested", b"items=%D9%A1&comments=x", 400),  # invalid: defaults (then a 422)
+        ("/payloads/flat", b"items=99999999999999", 5000),  # capped: a 422 will follow
+    ],
+)
+def test_a_request_weighs_its_posts_and_their_comments(path: str, query: bytes, rows: int) -> None:
+    assert answer_rows(path, query) == rows
+
+
+def test_a_request_waits_for_room_and_is_refused_when_none_comes() -> None:
+    # One request larger than the whole budget is let in when nothing else is in flight.
+    async def alone() -> bool:
+        return await PayloadRows(budget=100, wait_s=0.2).take(500)
+
+    assert asyncio.run(alone())
+
+    async def waits_then_refused() -> tuple[bool, int]:
+        budget = PayloadRows(budget=100, wait_s=0.2)
+        assert await budget.take(90)
+        return await budget.take(20), budget.in_flight
+
+    assert asyncio.run(waits_then_refused()) == (False, 90)
+
+    async def waits_then_let_in() -> tuple[bool, int]:
+        budget = PayloadRows(budget=100, wait_s=5)
+        assert await budget.take(90)
+
+        async def answer_leaves() -> None:
+            await asyncio.sleep(0.05)
+            await budget.give_back(90)
+
+        leaving = asyncio.create_task(answer_leaves())
+        taken = await budget.take(20)
+        await leaving
+        return taken, budget.in_flight
+
+    assert asyncio.run(waits_then_let_in()) == (True, 20)
