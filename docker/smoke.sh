@@ -3,8 +3,9 @@
 #   1. a Docker engine: the running one, else dockerd started here (needs root);
 #   2. base images: the official ones where they can be pulled, else PYTHON_IMAGE/POSTGRES_IMAGE
 #      if set, else the stand-ins docker/base/build.sh makes from Debian's packages;
-#   3. the stack built, db and every default arm up with their healthchecks passed, the dataset
-#      loaded by the `dataset` service, locust's master and two workers connected;
+#   3. the stack built (a CA bundle, if given, served to the build steps alone), db and every
+#      default arm up with their healthchecks passed, the dataset loaded by the `dataset`
+#      service, locust's master and two workers connected;
 #   4. ./test.sh --docker --quick, and its results.json checked: ratios with intervals, every arm
 #      verified, memory for every arm;
 #   5. everything torn down, even on failure or Ctrl-C: containers, networks, volumes (and the
@@ -24,7 +25,7 @@ remove_images=0
 for argument in "$@"; do
   case "$argument" in
     --remove-images) remove_images=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; echo "Options: --remove-images"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; echo "Options: --remove-images"; exit 0 ;;
     *) echo "error: unknown option $argument (known: --remove-images)" >&2; exit 2 ;;
   esac
 done
@@ -74,10 +75,10 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || skip "dockerd did not answer within 30 s: $(tail -1 "$dockerd_log")"
 fi
 say "engine: Docker $(docker info --format '{{.ServerVersion}}'); compose: ${COMPOSE[*]} $version"
-compose() { "${COMPOSE[@]}" --project-name "$PROJECT" --file docker-compose.yml --profile tools --profile load "$@"; }
+compose_command=("${COMPOSE[@]}" --project-name "$PROJECT" --file docker-compose.yml --profile tools --profile load)
+compose() { "${compose_command[@]}" "$@"; }
 
 # --- 5. teardown, registered before anything is made ---------------------------------------
-ca_copy=""
 built_standins=()
 # The lab's images (docker/Dockerfile labels every stage); what is here now is not ours to remove.
 lab_images() { docker images --quiet --no-trunc --filter label=pydantic-lab.stage | sort -u; }
@@ -102,7 +103,6 @@ teardown() {
     kept="$(comm -13 <(echo "$images_before") <(lab_images) | grep -c .)"
     say "kept the images this run built ($kept of the lab's, ${#built_standins[@]} stand-ins; --remove-images removes them)"
   fi
-  [ -z "$ca_copy" ] || rm -f "$ca_copy"
   local label="label=com.docker.compose.project=$PROJECT" left
   if left="$(docker ps -aq --filter "$label" && docker network ls -q --filter "$label" \
              && docker volume ls -q --filter "$label")"; then
@@ -151,11 +151,14 @@ fi
 export PYTHON_IMAGE="${PYTHON_IMAGE:-$OFFICIAL_PYTHON}" POSTGRES_IMAGE="${POSTGRES_IMAGE:-$OFFICIAL_POSTGRES}"
 say "PYTHON_IMAGE=$PYTHON_IMAGE POSTGRES_IMAGE=$POSTGRES_IMAGE"
 bundle="${LAB_CA_BUNDLE:-${SSL_CERT_FILE:-}}"
-if [ -n "$bundle" ] && [ ! -e docker/ca/ca-bundle.pem ]; then
+serve=()
+if [ -n "$bundle" ]; then
   [ -s "$bundle" ] || fail "the CA bundle $bundle (LAB_CA_BUNDLE or SSL_CERT_FILE) is not a readable file"
-  cp "$bundle" docker/ca/ca-bundle.pem
-  ca_copy=docker/ca/ca-bundle.pem
-  say "image builds trust $bundle (copied to docker/ca/ca-bundle.pem until the end)"
+  # Exported for the whole run: ./test.sh --docker's build below finds this build's cache by it.
+  LAB_CA_URL="$(docker/ca/bundle.py url)" || fail "no address to serve the CA bundle at (docker/ca/bundle.py url)"
+  export LAB_CA_URL
+  serve=(docker/ca/bundle.py serve "$bundle" --)
+  say "image builds fetch $bundle from $LAB_CA_URL, served only while they build"
 fi
 
 # --- 3. the stack --------------------------------------------------------------------------
@@ -163,7 +166,9 @@ say "building the images"
 build_flags=()
 [ "${COMPOSE[0]}" != docker-compose ] || build_flags=(--force-rm)
 build_log="$(mktemp /tmp/pydantic-lab-build.XXXXXX.log)"
-compose build "${build_flags[@]}" >"$build_log" 2>&1 || { tail -25 "$build_log" >&2; fail "compose build failed (log: $build_log)"; }
+"${serve[@]}" "${compose_command[@]}" build "${build_flags[@]}" >"$build_log" 2>&1 \
+  || { tail -25 "$build_log" >&2; fail "compose build failed (log: $build_log)"; }
+[ -z "$bundle" ] || say "$(grep '^bundle.py serve:' "$build_log" | tail -1)"
 rm -f "$build_log"
 
 wait_healthy() {  # wait_healthy SERVICE...: each container running and its healthcheck passed

@@ -182,31 +182,19 @@ def test_images_install_the_locked_versions_without_dev_dependencies() -> None:
 
 
 def test_the_build_context_holds_the_projects_and_no_environments() -> None:
-    patterns = (REPOSITORY_ROOT / ".dockerignore").read_text().splitlines()
+    lines = (REPOSITORY_ROOT / ".dockerignore").read_text().splitlines()
+    patterns = [line for line in lines if line and not line.startswith("#")]
     assert "*" in patterns and "**/.venv" in patterns
-    for included in ("!commons", "!app_*", "!loadtest", "!docker/ca"):
+    for included in ("!commons", "!app_*", "!loadtest", "!docker/ca/with-bundle.sh"):
         assert included in patterns
+    # Of docker/, the script that lends a build step the CA bundle, never a bundle itself.
+    assert [pattern for pattern in patterns if "docker" in pattern] == ["!docker/ca/with-bundle.sh"]
+    assert patterns[-1] == "**/*.pem"
     # Every project an image installs is in the context: app_* or loadtest, with its lock.
     for name in (*APP_SERVICES, *LOADTEST_SERVICES):
         project = SERVICES[name]["build"]["args"]["PROJECT"]
         assert re.fullmatch(r"app_\w+|loadtest", project), name
         assert (REPOSITORY_ROOT / project / "uv.lock").exists(), name
-
-
-def test_ca_bundle_is_trusted_only_when_one_is_there(tmp_path: Path) -> None:
-    """trust.sh exports the bundle's path for pip and uv if the file exists, else nothing."""
-    script = (DOCKER_DIR / "ca" / "trust.sh").read_text().replace("/lab-ca/", f"{tmp_path}/")
-    (tmp_path / "trust.sh").write_text(script)
-    show = f'. {tmp_path}/trust.sh; echo "${{SSL_CERT_FILE:-none}} ${{PIP_CERT:-none}}"'
-    clean = {
-        key: value for key, value in os.environ.items() if key not in ("SSL_CERT_FILE", "PIP_CERT")
-    }
-    run = lambda: subprocess.run(["sh", "-c", show], capture_output=True, text=True, env=clean)  # noqa: E731
-    assert run().stdout.split() == ["none", "none"]
-    (tmp_path / "ca-bundle.pem").write_text("-----BEGIN CERTIFICATE-----\n")
-    bundle = str(tmp_path / "ca-bundle.pem")
-    assert run().stdout.split() == [bundle, bundle]
-    assert "docker/ca/ca-bundle.pem" in (REPOSITORY_ROOT / ".gitignore").read_text()
 
 
 def test_locust_services_use_the_harness_locustfile() -> None:
