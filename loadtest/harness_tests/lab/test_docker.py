@@ -278,21 +278,41 @@ def test_smoke_refuses_an_unknown_option_in_one_line() -> None:
     assert answer.stderr.strip().count("\n") == 0 and "--bogus" in answer.stderr
 
 
+def smoke_without_docker(smoke: Path, tools: Path) -> subprocess.CompletedProcess[str]:
+    """docker/smoke.sh (or a copy), its PATH only the tools it uses before it looks for docker."""
+    tools.mkdir(exist_ok=True)
+    for tool in ("dirname", "id", "printf", "rm"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    return subprocess.run(
+        [shutil.which("bash"), str(smoke)], capture_output=True, text=True, env={"PATH": str(tools)}
+    )
+
+
 def test_smoke_skips_in_one_line_where_there_is_no_docker(tmp_path: Path) -> None:
     """Exit 77 (skipped), one line saying why, and nothing started."""
-    for tool in ("dirname", "id", "printf"):
-        (tmp_path / tool).symlink_to(shutil.which(tool))
-    answer = subprocess.run(
-        [shutil.which("bash"), str(DOCKER_DIR / "smoke.sh")],
-        capture_output=True,
-        text=True,
-        env={"PATH": str(tmp_path)},
-    )
+    answer = smoke_without_docker(DOCKER_DIR / "smoke.sh", tmp_path)
     assert answer.returncode == 77
     assert answer.stdout.strip().splitlines() == [
         "smoke SKIPPED: the docker command is not installed "
         "(Debian: apt-get install docker.io docker-compose)"
     ]
+
+
+def test_smoke_removes_a_ca_bundle_an_earlier_run_left_and_says_so(tmp_path: Path) -> None:
+    """A run killed with -9 once left docker/ca/ca-bundle.pem behind; the next one removes it
+    first thing, in one line, whether or not it can go on."""
+    (tmp_path / "docker" / "ca").mkdir(parents=True)
+    shutil.copy(DOCKER_DIR / "smoke.sh", tmp_path / "docker" / "smoke.sh")
+    (tmp_path / "docker" / "ca" / "ca-bundle.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    answer = smoke_without_docker(tmp_path / "docker" / "smoke.sh", tmp_path / "bin")
+    assert answer.returncode == 77
+    first, skipped = answer.stdout.strip().splitlines()
+    assert first.endswith(
+        "] removed docker/ca/ca-bundle.pem, a CA bundle an earlier run left behind "
+        "(builds no longer read it)"
+    )
+    assert skipped.startswith("smoke SKIPPED: the docker command is not installed")
+    assert not (tmp_path / "docker" / "ca" / "ca-bundle.pem").exists()
 
 
 def test_up_healthy_waits_for_the_healthcheck(monkeypatch) -> None:
