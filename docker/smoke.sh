@@ -3,9 +3,10 @@
 #   1. a Docker engine: the running one, else dockerd started here (needs root);
 #   2. base images: the official ones where they can be pulled, else PYTHON_IMAGE/POSTGRES_IMAGE
 #      if set, else the stand-ins docker/base/build.sh makes from Debian's packages;
-#   3. the stack built (a CA bundle, if given, served to the build steps alone), db and every
-#      default arm up with their healthchecks passed, the dataset loaded by the `dataset`
-#      service, locust's master and two workers connected;
+#   3. the stack built (a CA bundle, if given, served to the build steps alone) and no layer of
+#      the lab's images holding the bundle; db and every default arm up with their healthchecks
+#      passed, the dataset loaded by the `dataset` service, locust's master and two workers
+#      connected;
 #   4. ./test.sh --docker --quick, and its results.json checked: ratios with intervals, every arm
 #      verified, memory for every arm;
 #   5. everything torn down, even on failure or Ctrl-C: containers, networks, volumes (and the
@@ -26,7 +27,7 @@ remove_images=0
 for argument in "$@"; do
   case "$argument" in
     --remove-images) remove_images=1 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; echo "Options: --remove-images"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; echo "Options: --remove-images"; exit 0 ;;
     *) echo "error: unknown option $argument (known: --remove-images)" >&2; exit 2 ;;
   esac
 done
@@ -181,6 +182,15 @@ build_log="$(mktemp /tmp/pydantic-lab-build.XXXXXX.log)"
   || { tail -25 "$build_log" >&2; fail "compose build failed (log: $build_log)"; }
 [ -z "$bundle" ] || say "$(grep '^bundle.py serve:' "$build_log" | tail -1)"
 rm -f "$build_log"
+if [ -n "$bundle" ]; then
+  # Every layer of every image of the lab on this engine (the arms', locust's, and the build
+  # stage's that the legacy builder keeps) and of the stand-ins this run built, as `docker save`
+  # writes them, searched for the bundle's certificates that the Python base does not carry.
+  # shellcheck disable=SC2046  # one image id a word
+  checked="$(docker/ca/bundle.py check-layers "$bundle" --base "$PYTHON_IMAGE" \
+               $(lab_images) "${built_standins[@]}")" || fail "${checked:-the layer check failed}"
+  say "layers: $checked"
+fi
 
 wait_healthy() {  # wait_healthy SERVICE...: each container running and its healthcheck passed
   local service ids id health deadline=$((SECONDS + 120))

@@ -3,6 +3,9 @@
 
   bundle.py serve BUNDLE -- COMMAND...   serve BUNDLE to the builds COMMAND runs, then stop
   bundle.py url                          the address the builds fetch it from (LAB_CA_URL)
+  bundle.py check-layers BUNDLE --base IMAGE IMAGE...
+                                         fail if a layer of an IMAGE holds one of BUNDLE's
+                                         certificates that the base image does not carry itself
 
 docker/Dockerfile's steps that reach PyPI fetch the bundle from LAB_CA_URL, use it and delete it
 within the same step (with-bundle.sh), so it is in no layer. It travels over HTTP from the
@@ -13,7 +16,9 @@ Standard library only: the smoke run calls it before any environment exists.
 """
 
 import argparse
+import base64
 import fcntl
+import hashlib
 import http.server
 import json
 import os
@@ -23,13 +28,22 @@ import socket
 import struct
 import subprocess
 import sys
+import tarfile
 import threading
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO
 
 DEFAULT_PORT = 55480  # fixed, so the URL (a build argument, in the build cache's key) is too
 URL_PATH = "/ca-bundle.pem"
 PEM_BLOCK = re.compile(
     rb"-----BEGIN CERTIFICATE-----\s*(.+?)\s*-----END CERTIFICATE-----", re.DOTALL
 )
+CHUNK = 1 << 20
+SMALL = 1 << 20  # manifest.json and the images' configurations are smaller
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 class BundleError(Exception):
@@ -37,6 +51,30 @@ class BundleError(Exception):
 
 
 # --- the bundle's certificates -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Certificate:
+    number: int  # 1-based, in the bundle's order
+    fingerprint: str  # SHA-256 of the DER form, as `openssl x509 -fingerprint -sha256` prints it
+    marker: bytes  # one full base64 line of its signature: these bytes wherever its PEM is
+
+    def describe(self) -> str:
+        return f"certificate {self.number} (SHA-256 {self.fingerprint[:23]}…)"
+
+
+def read_certificates(pem: bytes) -> list[Certificate]:
+    certificates = []
+    for number, match in enumerate(PEM_BLOCK.finditer(pem), start=1):
+        lines = match.group(1).split()
+        body = b"".join(lines)
+        digest = hashlib.sha256(base64.b64decode(body)).hexdigest().upper()
+        fingerprint = ":".join(digest[i : i + 2] for i in range(0, len(digest), 2))
+        # The last full line sits in the signature, unique to this certificate; a PEM file
+        # holding it has this line whatever its line endings.
+        full = [line for line in lines if len(line) == 64] or [max(lines, key=len)]
+        certificates.append(Certificate(number, fingerprint, full[-1]))
+    return certificates
 
 
 def load_bundle(path: str) -> bytes:
@@ -159,6 +197,156 @@ def cmd_url(options: argparse.Namespace) -> int:
     return 0
 
 
+# --- check-layers ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hit:
+    member: str  # the layer's file in `docker save`'s archive
+    certificate: Certificate
+
+
+def scan_archive(archive: IO[bytes], certificates: list[Certificate]) -> tuple[list[Hit], dict]:
+    """Search every file of a `docker save` stream (each layer's tar, and the images'
+    configurations) for the certificates' markers. Returns the hits, and the archive's small
+    files (manifest.json and the configurations it names) to say which image and step a layer
+    is."""
+    by_marker = {certificate.marker: certificate for certificate in certificates}
+    hits: list[Hit] = []
+    small: dict[str, bytes] = {}
+    with tarfile.open(fileobj=archive, mode="r|") as stream:
+        for member in stream:
+            file = stream.extractfile(member) if member.isfile() else None
+            if file is None:
+                continue
+            chunks = contents(file, member.name)
+            if member.size < SMALL:
+                small[member.name] = b"".join(chunks)
+                chunks = iter([small[member.name]])
+            found = markers_in(chunks, set(by_marker))
+            hits += [Hit(member.name, by_marker[marker]) for marker in sorted(found)]
+    return hits, small
+
+
+def markers_in(chunks: Iterable[bytes], markers: set[bytes]) -> set[bytes]:
+    """The markers that are a whole line of the data: a PEM line ends in \\n or \\r\\n, or, in
+    JSON text (an image's configuration), in the two characters \\n. Splitting into lines reads
+    several hundred MB a second, and the markers are looked up, not searched for, one by one."""
+    lengths = {len(marker) for marker in markers}
+    longest = max(lengths)
+    found: set[bytes] = set()
+
+    def look(line: bytes) -> None:
+        line = line.removesuffix(b"\r")
+        if len(line) in lengths:
+            if line in markers:
+                found.add(line)
+        elif len(line) > longest and b"\\n" in line:
+            found.update(markers.intersection(line.split(b"\\n")))
+
+    rest = b""
+    for chunk in chunks:
+        lines = (rest + chunk).split(b"\n")
+        rest = lines.pop()[-SMALL:]  # a line longer than that holds no marker as a whole line
+        for line in lines:
+            look(line)
+    look(rest)
+    return found
+
+
+def contents(file: IO[bytes], name: str) -> Iterator[bytes]:
+    """A file of the archive as it reads, a gzip-compressed layer (an engine that keeps its
+    layers compressed saves them so) uncompressed."""
+    first = file.read(CHUNK)
+    if first.startswith(ZSTD_MAGIC):
+        raise BundleError(f"{name} is a zstd-compressed layer, which this check cannot read")
+    if not first.startswith(GZIP_MAGIC):
+        yield first
+        while chunk := file.read(CHUNK):
+            yield chunk
+        return
+    gunzip = zlib.decompressobj(wbits=31)
+    while first:
+        yield gunzip.decompress(first)
+        first = file.read(CHUNK)
+    yield gunzip.flush()
+
+
+def layer_names(small: dict[str, bytes]) -> dict[str, list[str]]:
+    """Each layer's file -> how the archive's images name it: 'IMAGE: layer K of N, made by
+    STEP'. manifest.json lists each image's layers; its configuration's history, the steps
+    that made a layer (the steps that made none are marked empty_layer)."""
+    names: dict[str, list[str]] = {}
+    for image in json.loads(small.get("manifest.json", b"[]")):
+        config = json.loads(small.get(image["Config"], b"{}"))
+        steps = [
+            step.get("created_by", "?")
+            for step in config.get("history", [])
+            if not step.get("empty_layer")
+        ]
+        title = ", ".join(image.get("RepoTags") or []) or (
+            "image " + image["Config"].rsplit("/", 1)[-1].removesuffix(".json")[:12]
+        )
+        layers = image["Layers"]
+        for index, layer in enumerate(layers):
+            step = steps[index] if len(steps) == len(layers) else "?"
+            step = re.sub(r"^/bin/sh -c (#\(nop\) )?", "", " ".join(step.split()))
+            step = re.sub(r"\b(file|dir):([0-9a-f]{12})[0-9a-f]{52}\b", r"\1:\2…", step)
+            step = step if len(step) <= 100 else step[:99] + "…"
+            names.setdefault(layer, []).append(
+                f"{title}: layer {index + 1} of {len(layers)}, made by `{step}`"
+            )
+    return names
+
+
+def save(images: Iterable[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(["docker", "save", *images], stdout=subprocess.PIPE)
+
+
+def scan_images(images: list[str], certificates: list[Certificate]) -> tuple[list[Hit], dict]:
+    process = save(images)
+    assert process.stdout is not None
+    try:
+        hits, small = scan_archive(process.stdout, certificates)
+    except tarfile.TarError as error:
+        process.kill()
+        raise BundleError(f"docker save {' '.join(images)}: not an archive ({error})") from None
+    finally:
+        process.stdout.close()
+    if process.wait() != 0:
+        raise BundleError(f"docker save {' '.join(images)} failed")
+    return hits, small
+
+
+def cmd_check_layers(options: argparse.Namespace) -> int:
+    certificates = read_certificates(load_bundle(options.bundle))
+    # Certificates the base image carries itself (its own trust store, pip's certifi) are
+    # public roots: every image has them. The bundle's others are what a leak would show.
+    in_base, _ = scan_images(options.base, certificates)
+    carried = {hit.certificate for hit in in_base}
+    extra = [certificate for certificate in certificates if certificate not in carried]
+    if not extra:
+        print(
+            f"the CA bundle {options.bundle} adds no certificate to those of {options.base[0]}: "
+            "nothing to look for in the layers"
+        )
+        return 0
+    hits, small = scan_images(options.images, extra)
+    names = layer_names(small)
+    if hits:
+        first = hits[0]
+        where = names.get(first.member, [f"file {first.member} of the saved images"])[0]
+        layers = len({hit.member for hit in hits})
+        more = f"; {len(hits)} finds in {layers} layer(s) in all" if len(hits) > 1 else ""
+        print(f"{where} holds the CA bundle's {first.certificate.describe()}{more}")
+        return 1
+    print(
+        f"none of the {len(names)} layers of {len(options.images)} images holds any of the "
+        f"{len(extra)} certificates the CA bundle adds to {options.base[0]}'s"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bundle.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="name", required=True)
@@ -170,6 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     serve.set_defaults(run=cmd_serve)
     url = commands.add_parser("url", help="the address the builds fetch the bundle from")
     url.set_defaults(run=cmd_url)
+    check = commands.add_parser("check-layers", help="no layer of IMAGE holds the bundle")
+    check.add_argument("bundle")
+    check.add_argument("--base", action="append", required=True, help="the images' base")
+    check.add_argument("images", nargs="+")
+    check.set_defaults(run=cmd_check_layers)
     options = parser.parse_args(argv)
     if options.name == "serve" and options.command[:1] == ["--"]:
         options.command = options.command[1:]

@@ -1,12 +1,18 @@
-"""docker/ca/: the CA bundle reaches the build steps over HTTP (bundle.py serve, with-bundle.sh).
-docker/smoke.sh runs it on a real engine."""
+"""docker/ca/: the CA bundle reaches the build steps over HTTP (bundle.py serve, with-bundle.sh)
+and no layer holds it (bundle.py check-layers). docker/smoke.sh runs both on a real engine."""
 
+import gzip
+import hashlib
 import importlib.util
+import io
+import json
 import os
 import re
 import shlex
+import ssl
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from types import ModuleType
 
@@ -141,3 +147,97 @@ def test_serve_refuses_what_is_not_a_ca_bundle(
     answer = run_sh(f"{sys.executable} {BUNDLE_SCRIPT} serve {tmp_path}/bundle.pem -- true")
     assert answer.returncode == 1
     assert answer.stderr.strip() == f"bundle.py serve: {tmp_path}/bundle.pem {message}"
+
+
+# --- check-layers ------------------------------------------------------------------------------
+
+
+def add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    archive.addfile(info, io.BytesIO(data))
+
+
+def layer(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, data in files.items():
+            add(archive, name, data)
+    return buffer.getvalue()
+
+
+def saved_image(layers: list[tuple[str, bytes]], tag: str = "lab:test") -> io.BytesIO:
+    """What `docker save` writes (the legacy layout Docker 20.10 writes): a folder per layer
+    with its layer.tar, the image's configuration, and manifest.json naming both."""
+    buffer = io.BytesIO()
+    history = [{"created_by": f"/bin/sh -c {step}"} for step, _ in layers]
+    history.insert(1, {"created_by": "/bin/sh -c #(nop)  LABEL a=b", "empty_layer": True})
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for index, (_, data) in enumerate(layers):
+            add(archive, f"{index:064x}/layer.tar", data)
+        add(archive, "c0ffee.json", json.dumps({"history": history}).encode())
+        manifest = [
+            {
+                "Config": "c0ffee.json",
+                "RepoTags": [tag],
+                "Layers": [f"{index:064x}/layer.tar" for index in range(len(layers))],
+            }
+        ]
+        add(archive, "manifest.json", json.dumps(manifest).encode())
+    buffer.seek(0)
+    return buffer
+
+
+def test_a_certificate_is_found_in_the_layer_that_holds_it_and_named() -> None:
+    pem = certificate_pem()
+    certificates = bundle.read_certificates(pem)
+    image = saved_image(
+        [
+            ("#(nop) ADD file:" + "a" * 64 + " in / ", layer({"etc/os-release": b"debian\n"})),
+            ("pip install uv", layer({"usr/bin/uv": b"\x7fELF" + bytes(4096)})),
+            ("cp /tmp/b.pem /lab/leak.pem", layer({"lab/leak.pem": b"# a copy\r\n" + pem})),
+        ]
+    )
+    hits, small = bundle.scan_archive(image, certificates)
+    assert {hit.certificate.number for hit in hits} == {1, 2}
+    assert {hit.member for hit in hits} == {f"{2:064x}/layer.tar"}
+    assert bundle.layer_names(small)[hits[0].member] == [
+        "lab:test: layer 3 of 3, made by `cp /tmp/b.pem /lab/leak.pem`"
+    ]
+    assert bundle.layer_names(small)[f"{0:064x}/layer.tar"] == [
+        "lab:test: layer 1 of 3, made by `ADD file:aaaaaaaaaaaa… in /`"
+    ]
+
+
+def test_a_bundle_in_a_configuration_as_json_text_is_found_too() -> None:
+    """A bundle passed as a build argument lands in the image's history, newlines as \\n."""
+    pem = certificate_pem()
+    certificates = bundle.read_certificates(pem)
+    config = json.dumps({"history": [{"created_by": "ARG CA=" + pem.decode()}]}).encode()
+    found = bundle.markers_in([config[:1000], config[1000:]], {c.marker for c in certificates})
+    assert found == {certificate.marker for certificate in certificates}
+
+
+def test_a_marker_split_across_reads_or_gzipped_is_still_found() -> None:
+    pem = certificate_pem()
+    [first, *_] = bundle.read_certificates(pem)
+    at = pem.index(first.marker) + 10
+    assert bundle.markers_in([pem[:at], pem[at:]], {first.marker}) == {first.marker}
+    packed = io.BytesIO(gzip.compress(layer({"a.pem": pem})))
+    assert bundle.markers_in(bundle.contents(packed, "gz"), {first.marker}) == {first.marker}
+
+
+def test_no_layer_without_the_bundle_is_blamed() -> None:
+    certificates = bundle.read_certificates(certificate_pem())
+    image = saved_image([("true", layer({"a": b"line\n" * 1000, "b": bytes(3 << 20)}))])
+    assert bundle.scan_archive(image, certificates)[0] == []
+
+
+def test_each_certificate_is_named_by_its_number_and_fingerprint() -> None:
+    pem = certificate_pem()
+    certificates = bundle.read_certificates(pem)
+    assert [certificate.number for certificate in certificates] == [1, 2]
+    first = pem[: pem.index(b"-----END CERTIFICATE-----\n") + 26]
+    digest = hashlib.sha256(ssl.PEM_cert_to_DER_cert(first.decode())).hexdigest().upper()
+    assert certificates[0].fingerprint.replace(":", "") == digest
+    assert all(len(certificate.marker) == 64 for certificate in certificates)
