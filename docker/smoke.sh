@@ -148,14 +148,15 @@ if [ -z "${POSTGRES_IMAGE:-}" ] && ! available "$OFFICIAL_POSTGRES"; then
 fi
 if [ ${#need_standins[@]} -gt 0 ]; then
   say "base images: ${need_standins[*]} stand in for official ones that cannot be pulled here"
+  # Missing, or made by another version of build.sh or the entry point (older ones lack
+  # /docker-entrypoint-initdb.d, which makes the apps' role): build.sh makes each again, and
+  # each is this run's to remove.
+  mapfile -t stale < <(docker/base/build.sh --print-stale)
   for tag in "${need_standins[@]}"; do
-    docker image inspect "$tag" >/dev/null 2>&1 && continue
+    printf '%s\n' "${stale[@]}" | grep -qx "$tag" || continue
     command -v debootstrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
       || skip "the official base images cannot be pulled, and building stand-ins needs root and debootstrap"
-    # build.sh makes every stand-in that is missing: each is this run's to remove.
-    for standin in "$PYTHON_STANDIN" "$POSTGRES_STANDIN"; do
-      docker image inspect "$standin" >/dev/null 2>&1 || built_standins+=("$standin")
-    done
+    built_standins+=("${stale[@]}")
     docker/base/build.sh || fail "the stand-in base images did not build"
     break
   done
