@@ -5,8 +5,8 @@
 #      if set, else the stand-ins docker/base/build.sh makes from Debian's packages;
 #   3. the stack built (a CA bundle, if given, served to the build steps alone) and no layer of
 #      the lab's images holding the bundle; db and every default arm up with their healthchecks
-#      passed, the dataset loaded by the `dataset` service, locust's master and two workers
-#      connected;
+#      passed, the apps' database role no superuser, the dataset loaded by the `dataset` service,
+#      locust's master and two workers connected;
 #   4. ./test.sh --docker --quick, and its results.json checked: ratios with intervals, every arm
 #      verified, memory for every arm;
 #   5. everything torn down, even on failure or Ctrl-C: containers, networks, volumes (and the
@@ -218,6 +218,14 @@ say "up: db ${ARMS[*]}"
 output="$(compose up --detach db "${ARMS[@]}" 2>&1)" || fail "compose up failed: $(tail -1 <<<"$output")"
 wait_healthy db "${ARMS[@]}"
 say "healthy: db ${ARMS[*]}"
+# The apps' role (docker/db/app-role.sh) is no superuser, and the superuser is refused over TCP.
+role="$(compose exec -T db sh -c 'psql -U "$LAB_DB_USER" -d "$POSTGRES_DB" -tAc "select current_user, rolsuper from pg_roles where rolname = current_user"')" \
+  || fail "could not ask db about the apps' role"
+[ "${role#*|}" = f ] || fail "the apps' database role ${role%|*} is a superuser"
+refused="$(compose exec -T db sh -c 'psql -w -h 127.0.0.1 -U "$POSTGRES_USER" -d "$POSTGRES_DB" -c "select 1" 2>&1' || true)"
+grep -q 'pg_hba.conf rejects connection' <<<"$refused" \
+  || fail "db lets its superuser in over TCP: $(tail -1 <<<"$refused")"
+say "db: the apps' role ${role%|*} is no superuser; the superuser is refused over TCP"
 output="$(compose run --rm dataset 2>&1)" || fail "the dataset service failed: $(tail -1 <<<"$output")"
 posts="$(compose exec -T db sh -c 'psql -U "$POSTGRES_USER" -d "$POSTGRES_DB" -tAc "select count(*) from posts"')" \
   || fail "could not count the posts in db"

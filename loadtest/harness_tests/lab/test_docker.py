@@ -110,9 +110,37 @@ def test_docker_compose_1_29_parses_the_file() -> None:
 def test_db_is_pinned_overridable_healthchecked_and_local_only() -> None:
     db = SERVICES["db"]
     assert re.fullmatch(r"\$\{POSTGRES_IMAGE:-postgres:\d+\.\d+\}", db["image"])
-    assert "pg_isready" in " ".join(db["healthcheck"]["test"])
-    for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"):
-        assert re.fullmatch(r"\$\{" + variable + r":-\w+\}", db["environment"][variable])
+    # Over TCP, as the apps connect: a set-up server answers on the socket before the role exists.
+    assert "pg_isready -h 127.0.0.1" in " ".join(db["healthcheck"]["test"])
+
+
+def test_the_apps_reach_the_db_as_their_role_whose_password_only_env_sets() -> None:
+    """The apps' role (made by docker/db/app-role.sh, mounted where both images run it) is not the
+    image's superuser, and its password is required from .env, which alone gives it a value."""
+    environment = SERVICES["db"]["environment"]
+    assert environment["POSTGRES_USER"] == "postgres"
+    assert environment["LAB_DB_USER"] == docker.COMPOSE_DB_ROLE != environment["POSTGRES_USER"]
+    assert environment["POSTGRES_DB"] == docker.COMPOSE_DB_NAME
+    required = r"\$\{LAB_DB_PASSWORD:\?[^}]+\}"
+    assert re.fullmatch(required, environment["LAB_DB_PASSWORD"])
+    assert SERVICES["db"]["volumes"] == ["./docker/db:/docker-entrypoint-initdb.d:ro"]
+    assert sorted(path.name for path in (DOCKER_DIR / "db").iterdir()) == ["app-role.sh"]
+    for name in (*APP_SERVICES, "dataset"):
+        url = SERVICES[name]["environment"]["DATABASE_URL"]
+        assert re.fullmatch(f"postgresql://lab:{required}@db:5432/lab", url), name
+    assert "LAB_DB_PASSWORD:-" not in COMPOSE_FILE.read_text()  # no second default
+    settings = (REPOSITORY_ROOT / ".env").read_text().splitlines()
+    assert [line for line in settings if "PASSWORD=" in line and line[0] != "#"] == [
+        "LAB_DB_PASSWORD=lab"
+    ]
+
+
+def test_the_apps_role_is_no_superuser_and_the_superuser_is_refused_over_tcp() -> None:
+    script = (DOCKER_DIR / "db" / "app-role.sh").read_text()
+    assert "NOSUPERUSER NOCREATEDB NOCREATEROLE" in script
+    assert 'ALTER DATABASE :"database" OWNER TO :"role"' in script
+    assert 'sed -i "1i host all $POSTGRES_USER all reject" "$PGDATA/pg_hba.conf"' in script
+    assert os.access(DOCKER_DIR / "db" / "app-role.sh", os.X_OK)  # the official image runs it
 
 
 def test_every_published_port_is_on_loopback_only() -> None:
@@ -220,11 +248,24 @@ def test_dataset_service_runs_a_mode_the_runner_has() -> None:
     assert command[3:] == ["dataset"] and "dataset" in MODES
 
 
-def test_runner_reaches_the_db_service_with_compose_defaults() -> None:
+def test_runner_reaches_the_db_service_with_compose_defaults(monkeypatch) -> None:
     db = SERVICES["db"]
     [published] = db["ports"]
     assert published == "127.0.0.1:${DB_PORT:-55432}:5432"
-    assert compose_database_url() == "postgresql://lab:lab@127.0.0.1:55432/lab"
+    monkeypatch.delenv("LAB_DB_PASSWORD", raising=False)
+    monkeypatch.delenv("DB_PORT", raising=False)
+    assert compose_database_url() == "postgresql://lab:lab@127.0.0.1:55432/lab"  # .env's
+
+
+def test_an_exported_password_wins_over_env_as_in_compose(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("LAB_DB_PASSWORD", "Qz/v@W")
+    monkeypatch.setenv("DB_PORT", "55999")
+    assert compose_database_url() == "postgresql://lab:Qz%2Fv%40W@127.0.0.1:55999/lab"
+    monkeypatch.delenv("LAB_DB_PASSWORD")
+    monkeypatch.setattr(docker, "COMPOSE_ENV_FILE", tmp_path / ".env")
+    (tmp_path / ".env").write_text("COMPOSE_PROJECT_NAME=x\n# LAB_DB_PASSWORD=no\n")
+    with pytest.raises(LabError, match="^--docker: LAB_DB_PASSWORD is set neither in .env nor"):
+        compose_database_url()
 
 
 @pytest.mark.parametrize(
