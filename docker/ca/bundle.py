@@ -272,10 +272,11 @@ def contents(file: IO[bytes], name: str) -> Iterator[bytes]:
     yield gunzip.flush()
 
 
-def layer_names(small: dict[str, bytes]) -> dict[str, list[str]]:
+def layer_names(small: dict[str, bytes], titles: dict[str, str]) -> dict[str, list[str]]:
     """Each layer's file -> how the archive's images name it: 'IMAGE: layer K of N, made by
     STEP'. manifest.json lists each image's layers; its configuration's history, the steps
-    that made a layer (the steps that made none are marked empty_layer)."""
+    that made a layer (the steps that made none are marked empty_layer). An image saved by its
+    id has no tags in the archive: `titles` (image_titles) names it by its id."""
     names: dict[str, list[str]] = {}
     for image in json.loads(small.get("manifest.json", b"[]")):
         config = json.loads(small.get(image["Config"], b"{}"))
@@ -284,8 +285,9 @@ def layer_names(small: dict[str, bytes]) -> dict[str, list[str]]:
             for step in config.get("history", [])
             if not step.get("empty_layer")
         ]
-        title = ", ".join(image.get("RepoTags") or []) or (
-            "image " + image["Config"].rsplit("/", 1)[-1].removesuffix(".json")[:12]
+        digest = re.search(r"[0-9a-f]{64}", image["Config"])
+        title = ", ".join(image.get("RepoTags") or []) or titles.get(
+            digest.group(0) if digest else "", f"image {image['Config']}"
         )
         layers = image["Layers"]
         for index, layer in enumerate(layers):
@@ -297,6 +299,20 @@ def layer_names(small: dict[str, bytes]) -> dict[str, list[str]]:
                 f"{title}: layer {index + 1} of {len(layers)}, made by `{step}`"
             )
     return names
+
+
+def image_titles(images: list[str]) -> dict[str, str]:
+    """Image id -> its tags, or for an untagged one (the legacy builder keeps the build stage's
+    image so) its short id and the stage its label names."""
+    answer = subprocess.run(["docker", "image", "inspect", *images], capture_output=True)
+    titles = {}
+    for image in json.loads(answer.stdout or b"[]"):
+        digest = image["Id"].removeprefix("sha256:")
+        stage = ((image.get("Config") or {}).get("Labels") or {}).get("pydantic-lab.stage")
+        titles[digest] = ", ".join(image.get("RepoTags") or []) or (
+            f"untagged image {digest[:12]}" + (f" (stage {stage})" if stage else "")
+        )
+    return titles
 
 
 def save(images: Iterable[str]) -> subprocess.Popen[bytes]:
@@ -332,7 +348,7 @@ def cmd_check_layers(options: argparse.Namespace) -> int:
         )
         return 0
     hits, small = scan_images(options.images, extra)
-    names = layer_names(small)
+    names = layer_names(small, image_titles(options.images))
     if hits:
         first = hits[0]
         where = names.get(first.member, [f"file {first.member} of the saved images"])[0]

@@ -24,6 +24,7 @@ CA_DIR = REPOSITORY_ROOT / "docker" / "ca"
 BUNDLE_SCRIPT = CA_DIR / "bundle.py"
 WITH_BUNDLE = CA_DIR / "with-bundle.sh"
 DOCKERFILE = REPOSITORY_ROOT / "docker" / "Dockerfile"
+CONFIG = "c0ffee" * 10 + "c0ff.json"  # an image's configuration in `docker save`, named by its id
 
 
 def load_bundle_module() -> ModuleType:
@@ -175,11 +176,11 @@ def saved_image(layers: list[tuple[str, bytes]], tag: str = "lab:test") -> io.By
     with tarfile.open(fileobj=buffer, mode="w") as archive:
         for index, (_, data) in enumerate(layers):
             add(archive, f"{index:064x}/layer.tar", data)
-        add(archive, "c0ffee.json", json.dumps({"history": history}).encode())
+        add(archive, CONFIG, json.dumps({"history": history}).encode())
         manifest = [
             {
-                "Config": "c0ffee.json",
-                "RepoTags": [tag],
+                "Config": CONFIG,
+                "RepoTags": [tag] if tag else None,
                 "Layers": [f"{index:064x}/layer.tar" for index in range(len(layers))],
             }
         ]
@@ -201,11 +202,24 @@ def test_a_certificate_is_found_in_the_layer_that_holds_it_and_named() -> None:
     hits, small = bundle.scan_archive(image, certificates)
     assert {hit.certificate.number for hit in hits} == {1, 2}
     assert {hit.member for hit in hits} == {f"{2:064x}/layer.tar"}
-    assert bundle.layer_names(small)[hits[0].member] == [
+    names = bundle.layer_names(small, {})
+    assert names[hits[0].member] == [
         "lab:test: layer 3 of 3, made by `cp /tmp/b.pem /lab/leak.pem`"
     ]
-    assert bundle.layer_names(small)[f"{0:064x}/layer.tar"] == [
+    assert names[f"{0:064x}/layer.tar"] == [
         "lab:test: layer 1 of 3, made by `ADD file:aaaaaaaaaaaa… in /`"
+    ]
+
+
+def test_an_image_saved_by_its_id_is_named_by_its_id_and_stage() -> None:
+    """`docker save ID` leaves the tags out of the archive; the smoke run saves the build
+    stage's untagged images by id."""
+    pem = certificate_pem()
+    image = saved_image([("cp /tmp/b.pem /x.pem", layer({"x.pem": pem}))], tag="")
+    hits, small = bundle.scan_archive(image, bundle.read_certificates(pem))
+    titles = {"c0ffee" * 10 + "c0ff": "untagged image c0ffeec0ffee (stage build)"}
+    assert bundle.layer_names(small, titles)[hits[0].member] == [
+        "untagged image c0ffeec0ffee (stage build): layer 1 of 1, made by `cp /tmp/b.pem /x.pem`"
     ]
 
 
