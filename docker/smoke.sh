@@ -3,8 +3,10 @@
 #   1. a Docker engine: the running one, else dockerd started here (needs root);
 #   2. base images: the official ones where they can be pulled, else PYTHON_IMAGE/POSTGRES_IMAGE
 #      if set, else the stand-ins docker/base/build.sh makes from Debian's packages;
-#   3. the stack built, db and every default arm up with their healthchecks passed, the dataset
-#      loaded by the `dataset` service, locust's master and two workers connected;
+#   3. the stack built (a CA bundle, if given, served to the build steps alone) and no layer of
+#      the lab's images holding the bundle; db and every default arm up with their healthchecks
+#      passed, the apps' database role no superuser, the dataset loaded by the `dataset` service,
+#      locust's master and two workers connected;
 #   4. ./test.sh --docker --quick, and its results.json checked: ratios with intervals, every arm
 #      verified, memory for every arm;
 #   5. everything torn down, even on failure or Ctrl-C: containers, networks, volumes (and the
@@ -12,6 +14,7 @@
 # Exit 0: passed. 1: failed, one line says what. 77: skipped, one line says why (no engine or
 # Compose can run here, or no base image can be had). 130: interrupted. 2: unknown option.
 # LAB_CA_BUNDLE (or SSL_CERT_FILE) names a CA bundle the image builds must trust (docker/ca/).
+# A docker/ca/ca-bundle.pem that an earlier version of this script left behind is removed, and said.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +27,7 @@ remove_images=0
 for argument in "$@"; do
   case "$argument" in
     --remove-images) remove_images=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; echo "Options: --remove-images"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; echo "Options: --remove-images"; exit 0 ;;
     *) echo "error: unknown option $argument (known: --remove-images)" >&2; exit 2 ;;
   esac
 done
@@ -33,6 +36,16 @@ started=$SECONDS
 say() { printf '[smoke %3ds] %s\n' "$((SECONDS - started))" "$*"; }
 fail() { echo "smoke FAILED: $*" >&2; exit 1; }
 skip() { echo "smoke SKIPPED: $*"; exit 77; }
+
+# A CA bundle reaches the image builds over HTTP while they run (docker/ca/README.md), never as a
+# file in the repository. Until 2026-11-25 this script copied it to docker/ca/ca-bundle.pem for
+# the builds and removed it at the end; a run killed with -9 left it there, and later builds
+# trusted it without a word. Nothing reads that file now; one still there is removed, and said.
+leftover=docker/ca/ca-bundle.pem
+if [ -e "$leftover" ]; then
+  rm -f "$leftover" || fail "cannot remove $leftover, a CA bundle an earlier run left behind"
+  say "removed $leftover, a CA bundle an earlier run left behind (builds no longer read it)"
+fi
 
 # --- 1. Compose and the engine ---------------------------------------------------------------
 command -v docker >/dev/null 2>&1 || skip "the docker command is not installed (Debian: apt-get install docker.io docker-compose)"
@@ -74,10 +87,10 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || skip "dockerd did not answer within 30 s: $(tail -1 "$dockerd_log")"
 fi
 say "engine: Docker $(docker info --format '{{.ServerVersion}}'); compose: ${COMPOSE[*]} $version"
-compose() { "${COMPOSE[@]}" --project-name "$PROJECT" --file docker-compose.yml --profile tools --profile load "$@"; }
+compose_command=("${COMPOSE[@]}" --project-name "$PROJECT" --file docker-compose.yml --profile tools --profile load)
+compose() { "${compose_command[@]}" "$@"; }
 
 # --- 5. teardown, registered before anything is made ---------------------------------------
-ca_copy=""
 built_standins=()
 # The lab's images (docker/Dockerfile labels every stage); what is here now is not ours to remove.
 lab_images() { docker images --quiet --no-trunc --filter label=pydantic-lab.stage | sort -u; }
@@ -102,7 +115,6 @@ teardown() {
     kept="$(comm -13 <(echo "$images_before") <(lab_images) | grep -c .)"
     say "kept the images this run built ($kept of the lab's, ${#built_standins[@]} stand-ins; --remove-images removes them)"
   fi
-  [ -z "$ca_copy" ] || rm -f "$ca_copy"
   local label="label=com.docker.compose.project=$PROJECT" left
   if left="$(docker ps -aq --filter "$label" && docker network ls -q --filter "$label" \
              && docker volume ls -q --filter "$label")"; then
@@ -136,14 +148,15 @@ if [ -z "${POSTGRES_IMAGE:-}" ] && ! available "$OFFICIAL_POSTGRES"; then
 fi
 if [ ${#need_standins[@]} -gt 0 ]; then
   say "base images: ${need_standins[*]} stand in for official ones that cannot be pulled here"
+  # Missing, or made by another version of build.sh or the entry point (older ones lack
+  # /docker-entrypoint-initdb.d, which makes the apps' role): build.sh makes each again, and
+  # each is this run's to remove.
+  mapfile -t stale < <(docker/base/build.sh --print-stale)
   for tag in "${need_standins[@]}"; do
-    docker image inspect "$tag" >/dev/null 2>&1 && continue
+    printf '%s\n' "${stale[@]}" | grep -qx "$tag" || continue
     command -v debootstrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
       || skip "the official base images cannot be pulled, and building stand-ins needs root and debootstrap"
-    # build.sh makes every stand-in that is missing: each is this run's to remove.
-    for standin in "$PYTHON_STANDIN" "$POSTGRES_STANDIN"; do
-      docker image inspect "$standin" >/dev/null 2>&1 || built_standins+=("$standin")
-    done
+    built_standins+=("${stale[@]}")
     docker/base/build.sh || fail "the stand-in base images did not build"
     break
   done
@@ -151,11 +164,14 @@ fi
 export PYTHON_IMAGE="${PYTHON_IMAGE:-$OFFICIAL_PYTHON}" POSTGRES_IMAGE="${POSTGRES_IMAGE:-$OFFICIAL_POSTGRES}"
 say "PYTHON_IMAGE=$PYTHON_IMAGE POSTGRES_IMAGE=$POSTGRES_IMAGE"
 bundle="${LAB_CA_BUNDLE:-${SSL_CERT_FILE:-}}"
-if [ -n "$bundle" ] && [ ! -e docker/ca/ca-bundle.pem ]; then
+serve=()
+if [ -n "$bundle" ]; then
   [ -s "$bundle" ] || fail "the CA bundle $bundle (LAB_CA_BUNDLE or SSL_CERT_FILE) is not a readable file"
-  cp "$bundle" docker/ca/ca-bundle.pem
-  ca_copy=docker/ca/ca-bundle.pem
-  say "image builds trust $bundle (copied to docker/ca/ca-bundle.pem until the end)"
+  # Exported for the whole run: ./test.sh --docker's build below finds this build's cache by it.
+  LAB_CA_URL="$(docker/ca/bundle.py url)" || fail "no address to serve the CA bundle at (docker/ca/bundle.py url)"
+  export LAB_CA_URL
+  serve=(docker/ca/bundle.py serve "$bundle" --)
+  say "image builds fetch $bundle from $LAB_CA_URL, served only while they build"
 fi
 
 # --- 3. the stack --------------------------------------------------------------------------
@@ -163,8 +179,19 @@ say "building the images"
 build_flags=()
 [ "${COMPOSE[0]}" != docker-compose ] || build_flags=(--force-rm)
 build_log="$(mktemp /tmp/pydantic-lab-build.XXXXXX.log)"
-compose build "${build_flags[@]}" >"$build_log" 2>&1 || { tail -25 "$build_log" >&2; fail "compose build failed (log: $build_log)"; }
+"${serve[@]}" "${compose_command[@]}" build "${build_flags[@]}" >"$build_log" 2>&1 \
+  || { tail -25 "$build_log" >&2; fail "compose build failed (log: $build_log)"; }
+[ -z "$bundle" ] || say "$(grep '^bundle.py serve:' "$build_log" | tail -1)"
 rm -f "$build_log"
+if [ -n "$bundle" ]; then
+  # Every layer of every image of the lab on this engine (the arms', locust's, and the build
+  # stage's that the legacy builder keeps) and of the stand-ins this run built, as `docker save`
+  # writes them, searched for the bundle's certificates that the Python base does not carry.
+  # shellcheck disable=SC2046  # one image id a word
+  checked="$(docker/ca/bundle.py check-layers "$bundle" --base "$PYTHON_IMAGE" \
+               $(lab_images) "${built_standins[@]}")" || fail "${checked:-the layer check failed}"
+  say "layers: $checked"
+fi
 
 wait_healthy() {  # wait_healthy SERVICE...: each container running and its healthcheck passed
   local service ids id health deadline=$((SECONDS + 120))
@@ -191,6 +218,14 @@ say "up: db ${ARMS[*]}"
 output="$(compose up --detach db "${ARMS[@]}" 2>&1)" || fail "compose up failed: $(tail -1 <<<"$output")"
 wait_healthy db "${ARMS[@]}"
 say "healthy: db ${ARMS[*]}"
+# The apps' role (docker/db/app-role.sh) is no superuser, and the superuser is refused over TCP.
+role="$(compose exec -T db sh -c 'psql -U "$LAB_DB_USER" -d "$POSTGRES_DB" -tAc "select current_user, rolsuper from pg_roles where rolname = current_user"')" \
+  || fail "could not ask db about the apps' role"
+[ "${role#*|}" = f ] || fail "the apps' database role ${role%|*} is a superuser"
+refused="$(compose exec -T db sh -c 'psql -w -h 127.0.0.1 -U "$POSTGRES_USER" -d "$POSTGRES_DB" -c "select 1" 2>&1' || true)"
+grep -q 'pg_hba.conf rejects connection' <<<"$refused" \
+  || fail "db lets its superuser in over TCP: $(tail -1 <<<"$refused")"
+say "db: the apps' role ${role%|*} is no superuser; the superuser is refused over TCP"
 output="$(compose run --rm dataset 2>&1)" || fail "the dataset service failed: $(tail -1 <<<"$output")"
 posts="$(compose exec -T db sh -c 'psql -U "$POSTGRES_USER" -d "$POSTGRES_DB" -tAc "select count(*) from posts"')" \
   || fail "could not count the posts in db"

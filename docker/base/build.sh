@@ -3,10 +3,13 @@
 # pull from Docker Hub. They are tagged under the lab's own names, never the official ones:
 #   pydantic-lab/python:3.11-debian12   in place of python:3.11.7-slim-bookworm (Debian's 3.11.2)
 #   pydantic-lab/postgres:15-debian12   in place of postgres:18.1 (Debian's PostgreSQL 15), with the
-#                                        official image's POSTGRES_USER/PASSWORD/DB and pg_isready
+#                                        official image's POSTGRES_USER/PASSWORD/DB, its
+#                                        /docker-entrypoint-initdb.d and pg_isready
 # Use them with PYTHON_IMAGE and POSTGRES_IMAGE (docker/smoke.sh does, when it cannot pull).
-# Needs root, debootstrap and a Docker engine; DEBIAN_MIRROR picks the mirror. --rebuild builds
-# an image that already exists again.
+# Needs root, debootstrap and a Docker engine; DEBIAN_MIRROR picks the mirror. An image that
+# exists is kept if this script and the entry point are as they were when it was built (its label
+# pydantic-lab.standin holds their hash), else built again; --rebuild builds it again anyway.
+# --print-stale prints the tags that a run would build (missing, or made by other versions).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -14,12 +17,20 @@ PYTHON_STANDIN=pydantic-lab/python:3.11-debian12
 POSTGRES_STANDIN=pydantic-lab/postgres:15-debian12
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 SUITE=bookworm
+# What made a stand-in: an image from an older entry point lacks what the lab now relies on.
+INPUTS="$(cat build.sh postgres-entrypoint.sh | sha256sum | cut -c1-16)"
+current() {  # current TAG: the image exists and these files made it
+  [ "$(docker image inspect --format '{{index .Config.Labels "pydantic-lab.standin"}}' "$1" 2>/dev/null)" = "$INPUTS" ]
+}
 rebuild=0
 for argument in "$@"; do
   case "$argument" in
     --rebuild) rebuild=1 ;;
     --print-tags) echo "$PYTHON_STANDIN $POSTGRES_STANDIN"; exit 0 ;;
-    *) echo "error: unknown option $argument (known: --rebuild, --print-tags)" >&2; exit 2 ;;
+    --print-stale)
+      for tag in "$PYTHON_STANDIN" "$POSTGRES_STANDIN"; do current "$tag" || echo "$tag"; done
+      exit 0 ;;
+    *) echo "error: unknown option $argument (known: --rebuild, --print-tags, --print-stale)" >&2; exit 2 ;;
   esac
 done
 [ "$(id -u)" = 0 ] || { echo "error: building the stand-in images needs root (debootstrap)" >&2; exit 1; }
@@ -36,8 +47,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 mkdir "$work/cache"
-
-exists() { docker image inspect "$1" >/dev/null 2>&1; }
 
 # debootstrap's output is shown only if it fails.
 bootstrap() {  # bootstrap DIR PACKAGES
@@ -57,7 +66,8 @@ image() {  # image DIR TAG < Dockerfile lines: the folder as one layer, then the
   local dir="$1" tag="$2" rootfs="${2%%:*}-rootfs:build"
   tar --numeric-owner -C "$dir" -c . | docker import - "$rootfs" >/dev/null
   # Docker's notice that its legacy builder is deprecated is shown only if the build fails.
-  if ! { echo "FROM $rootfs"; cat; } | docker build --quiet --tag "$tag" - >/dev/null 2>"$work/build.log"; then
+  if ! { echo "FROM $rootfs"; echo "LABEL pydantic-lab.standin=$INPUTS"; cat; } \
+       | docker build --quiet --tag "$tag" - >/dev/null 2>"$work/build.log"; then
     cat "$work/build.log" >&2
     docker rmi "$rootfs" >/dev/null 2>&1
     echo "error: docker build of $tag failed" >&2
@@ -67,7 +77,7 @@ image() {  # image DIR TAG < Dockerfile lines: the folder as one layer, then the
   echo "built $tag"
 }
 
-if [ "$rebuild" = 1 ] || ! exists "$PYTHON_STANDIN"; then
+if [ "$rebuild" = 1 ] || ! current "$PYTHON_STANDIN"; then
   root="$work/python"
   bootstrap "$root" python3.11,python3-pip,python-is-python3,ca-certificates
   # The official image lets pip install into the system Python; Debian marks it as managed.
@@ -78,16 +88,16 @@ CMD ["python3"]
 DOCKERFILE
   rm -rf "$root"
 else
-  echo "$PYTHON_STANDIN exists (--rebuild builds it again)"
+  echo "$PYTHON_STANDIN is current (--rebuild builds it again)"
 fi
 
-if [ "$rebuild" = 1 ] || ! exists "$POSTGRES_STANDIN"; then
+if [ "$rebuild" = 1 ] || ! current "$POSTGRES_STANDIN"; then
   root="$work/postgres"
   bootstrap "$root" postgresql-15
   # Debian's package made a cluster of its own; the entry point makes the official image's one.
   rm -rf "$root"/var/lib/postgresql/15 "$root"/etc/postgresql/15
   install -m 0755 postgres-entrypoint.sh "$root/usr/local/bin/docker-entrypoint.sh"
-  chroot "$root" sh -c 'mkdir -p /var/lib/postgresql/data /run/postgresql &&
+  chroot "$root" sh -c 'mkdir -p /var/lib/postgresql/data /run/postgresql /docker-entrypoint-initdb.d &&
     chown -R postgres:postgres /var/lib/postgresql /run/postgresql &&
     chmod 0700 /var/lib/postgresql/data'
   image "$root" "$POSTGRES_STANDIN" <<'DOCKERFILE'
@@ -101,5 +111,5 @@ ENTRYPOINT ["docker-entrypoint.sh"]
 DOCKERFILE
   rm -rf "$root"
 else
-  echo "$POSTGRES_STANDIN exists (--rebuild builds it again)"
+  echo "$POSTGRES_STANDIN is current (--rebuild builds it again)"
 fi

@@ -110,9 +110,37 @@ def test_docker_compose_1_29_parses_the_file() -> None:
 def test_db_is_pinned_overridable_healthchecked_and_local_only() -> None:
     db = SERVICES["db"]
     assert re.fullmatch(r"\$\{POSTGRES_IMAGE:-postgres:\d+\.\d+\}", db["image"])
-    assert "pg_isready" in " ".join(db["healthcheck"]["test"])
-    for variable in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB"):
-        assert re.fullmatch(r"\$\{" + variable + r":-\w+\}", db["environment"][variable])
+    # Over TCP, as the apps connect: a set-up server answers on the socket before the role exists.
+    assert "pg_isready -h 127.0.0.1" in " ".join(db["healthcheck"]["test"])
+
+
+def test_the_apps_reach_the_db_as_their_role_whose_password_only_env_sets() -> None:
+    """The apps' role (made by docker/db/app-role.sh, mounted where both images run it) is not the
+    image's superuser, and its password is required from .env, which alone gives it a value."""
+    environment = SERVICES["db"]["environment"]
+    assert environment["POSTGRES_USER"] == "postgres"
+    assert environment["LAB_DB_USER"] == docker.COMPOSE_DB_ROLE != environment["POSTGRES_USER"]
+    assert environment["POSTGRES_DB"] == docker.COMPOSE_DB_NAME
+    required = r"\$\{LAB_DB_PASSWORD:\?[^}]+\}"
+    assert re.fullmatch(required, environment["LAB_DB_PASSWORD"])
+    assert SERVICES["db"]["volumes"] == ["./docker/db:/docker-entrypoint-initdb.d:ro"]
+    assert sorted(path.name for path in (DOCKER_DIR / "db").iterdir()) == ["app-role.sh"]
+    for name in (*APP_SERVICES, "dataset"):
+        url = SERVICES[name]["environment"]["DATABASE_URL"]
+        assert re.fullmatch(f"postgresql://lab:{required}@db:5432/lab", url), name
+    assert "LAB_DB_PASSWORD:-" not in COMPOSE_FILE.read_text()  # no second default
+    settings = (REPOSITORY_ROOT / ".env").read_text().splitlines()
+    assert [line for line in settings if "PASSWORD=" in line and line[0] != "#"] == [
+        "LAB_DB_PASSWORD=lab"
+    ]
+
+
+def test_the_apps_role_is_no_superuser_and_the_superuser_is_refused_over_tcp() -> None:
+    script = (DOCKER_DIR / "db" / "app-role.sh").read_text()
+    assert "NOSUPERUSER NOCREATEDB NOCREATEROLE" in script
+    assert 'ALTER DATABASE :"database" OWNER TO :"role"' in script
+    assert 'sed -i "1i host all $POSTGRES_USER all reject" "$PGDATA/pg_hba.conf"' in script
+    assert os.access(DOCKER_DIR / "db" / "app-role.sh", os.X_OK)  # the official image runs it
 
 
 def test_every_published_port_is_on_loopback_only() -> None:
@@ -182,31 +210,19 @@ def test_images_install_the_locked_versions_without_dev_dependencies() -> None:
 
 
 def test_the_build_context_holds_the_projects_and_no_environments() -> None:
-    patterns = (REPOSITORY_ROOT / ".dockerignore").read_text().splitlines()
+    lines = (REPOSITORY_ROOT / ".dockerignore").read_text().splitlines()
+    patterns = [line for line in lines if line and not line.startswith("#")]
     assert "*" in patterns and "**/.venv" in patterns
-    for included in ("!commons", "!app_*", "!loadtest", "!docker/ca"):
+    for included in ("!commons", "!app_*", "!loadtest", "!docker/ca/with-bundle.sh"):
         assert included in patterns
+    # Of docker/, the script that lends a build step the CA bundle, never a bundle itself.
+    assert [pattern for pattern in patterns if "docker" in pattern] == ["!docker/ca/with-bundle.sh"]
+    assert patterns[-1] == "**/*.pem"
     # Every project an image installs is in the context: app_* or loadtest, with its lock.
     for name in (*APP_SERVICES, *LOADTEST_SERVICES):
         project = SERVICES[name]["build"]["args"]["PROJECT"]
         assert re.fullmatch(r"app_\w+|loadtest", project), name
         assert (REPOSITORY_ROOT / project / "uv.lock").exists(), name
-
-
-def test_ca_bundle_is_trusted_only_when_one_is_there(tmp_path: Path) -> None:
-    """trust.sh exports the bundle's path for pip and uv if the file exists, else nothing."""
-    script = (DOCKER_DIR / "ca" / "trust.sh").read_text().replace("/lab-ca/", f"{tmp_path}/")
-    (tmp_path / "trust.sh").write_text(script)
-    show = f'. {tmp_path}/trust.sh; echo "${{SSL_CERT_FILE:-none}} ${{PIP_CERT:-none}}"'
-    clean = {
-        key: value for key, value in os.environ.items() if key not in ("SSL_CERT_FILE", "PIP_CERT")
-    }
-    run = lambda: subprocess.run(["sh", "-c", show], capture_output=True, text=True, env=clean)  # noqa: E731
-    assert run().stdout.split() == ["none", "none"]
-    (tmp_path / "ca-bundle.pem").write_text("-----BEGIN CERTIFICATE-----\n")
-    bundle = str(tmp_path / "ca-bundle.pem")
-    assert run().stdout.split() == [bundle, bundle]
-    assert "docker/ca/ca-bundle.pem" in (REPOSITORY_ROOT / ".gitignore").read_text()
 
 
 def test_locust_services_use_the_harness_locustfile() -> None:
@@ -232,11 +248,24 @@ def test_dataset_service_runs_a_mode_the_runner_has() -> None:
     assert command[3:] == ["dataset"] and "dataset" in MODES
 
 
-def test_runner_reaches_the_db_service_with_compose_defaults() -> None:
+def test_runner_reaches_the_db_service_with_compose_defaults(monkeypatch) -> None:
     db = SERVICES["db"]
     [published] = db["ports"]
     assert published == "127.0.0.1:${DB_PORT:-55432}:5432"
-    assert compose_database_url() == "postgresql://lab:lab@127.0.0.1:55432/lab"
+    monkeypatch.delenv("LAB_DB_PASSWORD", raising=False)
+    monkeypatch.delenv("DB_PORT", raising=False)
+    assert compose_database_url() == "postgresql://lab:lab@127.0.0.1:55432/lab"  # .env's
+
+
+def test_an_exported_password_wins_over_env_as_in_compose(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("LAB_DB_PASSWORD", "Qz/v@W")
+    monkeypatch.setenv("DB_PORT", "55999")
+    assert compose_database_url() == "postgresql://lab:Qz%2Fv%40W@127.0.0.1:55999/lab"
+    monkeypatch.delenv("LAB_DB_PASSWORD")
+    monkeypatch.setattr(docker, "COMPOSE_ENV_FILE", tmp_path / ".env")
+    (tmp_path / ".env").write_text("COMPOSE_PROJECT_NAME=x\n# LAB_DB_PASSWORD=no\n")
+    with pytest.raises(LabError, match="^--docker: LAB_DB_PASSWORD is set neither in .env nor"):
+        compose_database_url()
 
 
 @pytest.mark.parametrize(
@@ -290,21 +319,41 @@ def test_smoke_refuses_an_unknown_option_in_one_line() -> None:
     assert answer.stderr.strip().count("\n") == 0 and "--bogus" in answer.stderr
 
 
+def smoke_without_docker(smoke: Path, tools: Path) -> subprocess.CompletedProcess[str]:
+    """docker/smoke.sh (or a copy), its PATH only the tools it uses before it looks for docker."""
+    tools.mkdir(exist_ok=True)
+    for tool in ("dirname", "id", "printf", "rm"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    return subprocess.run(
+        [shutil.which("bash"), str(smoke)], capture_output=True, text=True, env={"PATH": str(tools)}
+    )
+
+
 def test_smoke_skips_in_one_line_where_there_is_no_docker(tmp_path: Path) -> None:
     """Exit 77 (skipped), one line saying why, and nothing started."""
-    for tool in ("dirname", "id", "printf"):
-        (tmp_path / tool).symlink_to(shutil.which(tool))
-    answer = subprocess.run(
-        [shutil.which("bash"), str(DOCKER_DIR / "smoke.sh")],
-        capture_output=True,
-        text=True,
-        env={"PATH": str(tmp_path)},
-    )
+    answer = smoke_without_docker(DOCKER_DIR / "smoke.sh", tmp_path)
     assert answer.returncode == 77
     assert answer.stdout.strip().splitlines() == [
         "smoke SKIPPED: the docker command is not installed "
         "(Debian: apt-get install docker.io docker-compose)"
     ]
+
+
+def test_smoke_removes_a_ca_bundle_an_earlier_run_left_and_says_so(tmp_path: Path) -> None:
+    """A run killed with -9 once left docker/ca/ca-bundle.pem behind; the next one removes it
+    first thing, in one line, whether or not it can go on."""
+    (tmp_path / "docker" / "ca").mkdir(parents=True)
+    shutil.copy(DOCKER_DIR / "smoke.sh", tmp_path / "docker" / "smoke.sh")
+    (tmp_path / "docker" / "ca" / "ca-bundle.pem").write_text("-----BEGIN CERTIFICATE-----\n")
+    answer = smoke_without_docker(tmp_path / "docker" / "smoke.sh", tmp_path / "bin")
+    assert answer.returncode == 77
+    first, skipped = answer.stdout.strip().splitlines()
+    assert first.endswith(
+        "] removed docker/ca/ca-bundle.pem, a CA bundle an earlier run left behind "
+        "(builds no longer read it)"
+    )
+    assert skipped.startswith("smoke SKIPPED: the docker command is not installed")
+    assert not (tmp_path / "docker" / "ca" / "ca-bundle.pem").exists()
 
 
 def test_up_healthy_waits_for_the_healthcheck(monkeypatch) -> None:

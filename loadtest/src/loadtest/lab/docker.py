@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import psutil
 
@@ -34,6 +35,10 @@ from loadtest.lab.pinning import PinningPlan, format_cpus
 from loadtest.lab.services import RunningApp, wait_for_health
 
 COMPOSE_FILE = REPOSITORY_ROOT / "docker-compose.yml"
+COMPOSE_ENV_FILE = REPOSITORY_ROOT / ".env"
+# The db service's role for the apps (not a superuser) and its database (docker/db/app-role.sh).
+COMPOSE_DB_ROLE = "lab"
+COMPOSE_DB_NAME = "lab"
 HEALTHY_TIMEOUT_S = 120
 UNIT_MIB = {
     "B": 1 / 1024**2,
@@ -184,13 +189,28 @@ def up_healthy(*services: str, recreate: bool = False) -> dict[str, str]:
     return containers
 
 
+def compose_variable(name: str) -> str | None:
+    """A variable as Compose reads it: the environment's, else .env's (KEY=VALUE lines)."""
+    if os.environ.get(name):
+        return os.environ[name]
+    for line in COMPOSE_ENV_FILE.read_text().splitlines():
+        key, equals, value = line.strip().partition("=")
+        if equals and key == name:
+            return value.strip()
+    return None
+
+
 def compose_database_url() -> str:
-    """The db service as the host sees it (published on 127.0.0.1 only)."""
-    user = os.environ.get("POSTGRES_USER", "lab")
-    password = os.environ.get("POSTGRES_PASSWORD", "lab")
-    database = os.environ.get("POSTGRES_DB", "lab")
-    port = os.environ.get("DB_PORT", "55432")
-    return f"postgresql://{user}:{password}@127.0.0.1:{port}/{database}"
+    """The db service as the host sees it (published on 127.0.0.1 only), as the apps' role,
+    whose password LAB_DB_PASSWORD is set in .env (docs/docker.md#the-database)."""
+    password = compose_variable("LAB_DB_PASSWORD")
+    if not password:
+        raise LabError("--docker: LAB_DB_PASSWORD is set neither in .env nor in the environment")
+    port = compose_variable("DB_PORT") or "55432"
+    return (
+        f"postgresql://{COMPOSE_DB_ROLE}:{quote(password, safe='')}"
+        f"@127.0.0.1:{port}/{COMPOSE_DB_NAME}"
+    )
 
 
 def measuring_terms(apps: tuple[str, ...], pinning: PinningPlan) -> dict[str, Any]:
