@@ -17,6 +17,7 @@ from commons.hardening.payload_rows import PayloadRows, answer_rows
         ("/payloads/nested", b"items=5000&comments=10", 55_000),
         ("/payloads/nested", b"items=10", 40),  # 3 comments by default
         ("/payloads/nested", b"items=%D9%A1&comments=x", 400),  # invalid: defaults (then a 422)
+        ("/payloads/nested", b"comments=0&items=7&other=1", 7),
         ("/payloads/flat", b"items=99999999999999", 5000),  # capped: a 422 will follow
     ],
 )
@@ -44,7 +45,7 @@ def test_a_request_waits_for_room_and_is_refused_when_none_comes() -> None:
 
         async def answer_leaves() -> None:
             await asyncio.sleep(0.05)
-            await budget.give_back(90)
+            budget.give_back(90)
 
         leaving = asyncio.create_task(answer_leaves())
         taken = await budget.take(20)
