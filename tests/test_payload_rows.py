@@ -18,6 +18,9 @@ from commons.hardening.payload_rows import PayloadRows, answer_rows
         ("/payloads/nested", b"items=10", 40),  # 3 comments by default
         ("/payloads/nested", b"items=%D9%A1&comments=x", 400),  # invalid: defaults (then a 422)
         ("/payloads/nested", b"comments=0&items=7&other=1", 7),
+        ("/payloads/nested", b"items=%35000&comments=%31%30", 55_000),  # escaped digits
+        ("/payloads/nested", b"it%65ms=5000&comments=10", 55_000),  # an escaped name
+        ("/payloads/flat", b"items=1&items=5000", 5000),  # the last, as FastAPI reads it
         ("/payloads/flat", b"items=99999999999999", 5000),  # capped: a 422 will follow
     ],
 )

@@ -6,10 +6,11 @@ commons/hardening/http_protocol.py and commons/hardening/payload_rows.py.
 
 Memory is asserted as a ceiling (the app's peak RSS under CEILING_BYTES, the kernel's buffers of
 its connections under what SEND_BUFFER_BYTES and RECEIVE_BUFFER_BYTES allow), and /health must
-answer within a second throughout; no speed is asserted. The windows and deadlines are short
-(through the environment) so the module runs in seconds; the byte budgets are the defaults, whose
-ceiling docs/operations.md states. `LAB_FULL_SIZE_ATTACKS=1` runs the reproductions at their
-reported size and with the default windows (minutes)."""
+keep answering throughout (HEALTH_WITHIN_S); no speed is asserted. The clients are the reported
+ones, at their reported size; the windows and deadlines are short (through the environment) so
+the module runs in about a minute, and the byte budgets are the defaults, whose ceiling
+docs/operations.md states. `LAB_FULL_SIZE_ATTACKS=1` runs them with the default windows,
+deadlines and MAX_CONNECTIONS (two minutes)."""
 
 import os
 import re
@@ -208,7 +209,8 @@ def test_large_answers_asked_in_parallel_wait_their_turn(bounded_app: RunningApp
     with watched(bounded_app) as watch, ThreadPoolExecutor(PARALLEL_READERS) as pool:
         answers = list(pool.map(ask, range(PARALLEL_READERS)))
     statuses = Counter(answer.status_code for answer in answers)
-    assert set(statuses) <= {200, 503} and statuses[200] >= 1, statuses
+    # Some answered, and some turned away: without the budget all forty are built at once.
+    assert set(statuses) == {200, 503}, statuses
     for refused in (answer for answer in answers if answer.status_code == 503):
         assert refused.headers["retry-after"] == "1"
         assert "MAX_PAYLOAD_ROWS" in refused.json()["detail"]
@@ -281,6 +283,18 @@ def test_an_upload_past_the_body_bytes_reads_its_503_not_a_reset(bounded_app: Ru
     assert b"retry-after: 1\r\n" in answer and b"MAX_BODY_BYTES_IN_FLIGHT" in answer
 
 
+def closed_by_the_server(connection: socket.socket) -> bool:
+    """Closed without an answer (a read sees the end at once), not merely silent: a connection
+    the server keeps open times out (the head time-out is far longer than this wait)."""
+    connection.settimeout(2)
+    try:
+        return connection.recv(1) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
 def test_silent_connections_cannot_fill_the_server(bounded_app: RunningApp) -> None:
     """Issue 35's fourth: connections that send nothing, more than MAX_CONNECTIONS of them.
     Before, every request failed until the head time-out, mostly with a reset. Now a new
@@ -291,7 +305,7 @@ def test_silent_connections_cannot_fill_the_server(bounded_app: RunningApp) -> N
             httpx.get(f"{bounded_app.base_url}/posts?per_page=1", timeout=10).status_code
             for _ in range(20)
         )
-        closed = sum(1 for answer in answers_of(silent[:PAST_THE_LIMIT], timeout_s=5) if not answer)
+        closed = sum(closed_by_the_server(connection) for connection in silent[:PAST_THE_LIMIT])
     finally:
         for connection in silent:
             connection.close()

@@ -65,6 +65,12 @@ RETRY_AFTER_S = 1  # a body's bytes, a connection or an answer's room free withi
 # 100 MB header.
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 1024 * 1024 + 64 * 1024
+# At most this many refused connections linger at once; past it a refusal is sent and the
+# connection closed at once (lingering ones count as open: a flood must not pile them up).
+MAX_LINGERING = 64
+# A body that has been arriving for this long at under MIN_UPLOAD_BYTES_PER_SECOND may be
+# refused to make room for a new connection: an honest one is sent in a burst after its head.
+EVICTABLE_AFTER_S = 1.0
 
 
 class HeadRefused(Exception):
@@ -83,6 +89,7 @@ class Held:
     waiting_answers: dict["BoundedHttpToolsProtocol", int] = {}
     # Connections receiving a body over several reads.
     arriving_bodies: dict["BoundedHttpToolsProtocol", None] = {}
+    lingering = 0  # refused connections reading and dropping what their clients still send
 
 
 REASONS = {
@@ -150,24 +157,52 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         few cheap connections, each sending a head and a few bytes of a body, could hold every
         connection for a window at a time. False when every connection is busy otherwise."""
         for connection in Held.idle:
-            if connection is not self and connection not in Held.waiting_answers:
+            if connection is not self and not connection.transport.get_write_buffer_size():
                 connection.forget()
                 connection.transport.close()
                 return True
         now = self.loop.time()
-        slowest = min(Held.arriving_bodies, key=lambda body: body.upload_rate(now), default=None)
+        slow = [
+            body
+            for body in Held.arriving_bodies
+            if now - body.body_started >= EVICTABLE_AFTER_S and not body.transport.is_closing()
+        ]
+        slowest = min(slow, key=lambda body: body.upload_rate(now), default=None)
         if slowest is None or slowest.upload_rate(now) >= LIMITS.min_upload_rate:
             return False
         slowest.refuse_body(408, slowest.too_slow_detail())
         return True
 
+    def close_now(self) -> None:
+        """Close. What is still waiting on the client stays timed: a plain close waits for a
+        client that may never read it, holding the connection and its bytes; a client that
+        does not take it at MIN_SEND_BYTES_PER_SECOND has it abandoned."""
+        self.stop_requests()
+        if self.lingering:
+            self.lingering = False
+            Held.lingering -= 1
+        if self.transport.get_write_buffer_size():
+            self.watch_waiting_answer()
+        self.transport.close()
+
+    def timeout_keep_alive_handler(self) -> None:
+        if not self.transport.is_closing():
+            self.close_now()
+
     def forget(self) -> None:
         """Take this connection out of every count and timer (it is closing)."""
+        self.stop_requests()
+        self.stop_waiting_answer()
+        if self.lingering:
+            self.lingering = False
+            Held.lingering -= 1
+
+    def stop_requests(self) -> None:
+        """Take this connection out of the counts and timers of what it receives."""
         Held.idle.pop(self, None)
         self.cancel_head_timer()
         self.end_unfinished_body()
         self.release_body_bytes()
-        self.stop_waiting_answer()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.forget()
@@ -179,14 +214,15 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             # that goes on sending more than any body could be).
             self.linger_left -= len(data)
             if self.linger_left < 0:
-                self.transport.close()
+                self.abandon_answer()
             return
         self.read_size = len(data)
         self.last_body_chunk = b""
         if self.in_head:
             self.head_bytes += len(data)
         elif self.body_counted:
-            if Held.body_bytes_in_flight + len(data) > LIMITS.max_body_bytes_in_flight:
+            others = Held.body_bytes_in_flight - self.body_bytes
+            if others and Held.body_bytes_in_flight + len(data) > LIMITS.max_body_bytes_in_flight:
                 detail = (
                     b"Too many request body bytes being received (MAX_BODY_BYTES_IN_FLIGHT); "
                     b"retry later"
@@ -261,6 +297,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         self.release_body_bytes()
+        # An answer still waiting on the client is timed even under the high-water mark (and
+        # when uvicorn is closing the connection, which would wait for it for ever).
+        if self.transport.get_write_buffer_size():
+            self.watch_waiting_answer()
         super().on_response_complete()  # starts the next pipelined request, if one waits
         if self.transport.is_closing():
             return
@@ -268,7 +308,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.refuse(*self.refusal)
         elif self.in_body and not self.body_counted and not self.pipeline:
             self.begin_unfinished_body()  # the request now answered was waiting for it
-        elif self.in_head and not self.pipeline:
+        elif self.in_head and not self.pipeline and self.cycle.response_complete:
             Held.idle[self] = None  # between requests (its answer may still be leaving)
 
     def send_400_response(self, msg: str) -> None:
@@ -301,8 +341,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if not self.in_head or self.transport.is_closing():
             return
         if self.head_bytes == 0:
-            self.forget()
-            self.transport.close()  # nothing was asked: nothing to answer
+            self.close_now()  # nothing was asked: nothing to answer
             return
         self.refuse(
             408,
@@ -384,14 +423,14 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.end_unfinished_body()
         self.release_body_bytes()
         cycle = self.cycle
+        cycle.waiting_for_100_continue = False  # nothing more is to be sent to it
         if not cycle.response_complete:
             cycle.disconnected = True
             cycle.message_event.set()
         if not cycle.response_started:
             self.close_lingering(answer(status, detail, extra_headers))
         else:
-            self.forget()
-            self.transport.close()
+            self.close_now()
 
     # Answers waiting on the client: their rate, and their bytes all together.
 
@@ -399,7 +438,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         """The transport's buffer went over its high-water mark: the client is not taking the
         answer as fast as it is written (the kernel's buffer is full too)."""
         super().pause_writing()
-        if self.send_timer is None and not self.lingering:
+        self.watch_waiting_answer()
+
+    def watch_waiting_answer(self) -> None:
+        if self.send_timer is None:
             waiting = self.transport.get_write_buffer_size()
             self.send_window_start = waiting
             Held.waiting_answers[self] = waiting
@@ -423,8 +465,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if waiting and taken < LIMITS.min_send_rate * LIMITS.rate_window_s:
             self.abandon_answer()
             return
+        if not waiting:
+            Held.waiting_answers.pop(self, None)
+            return
         self.send_window_start = waiting
-        Held.waiting_answers[self] = waiting
+        Held.waiting_answers[self] = waiting  # in place: the order stays longest-waiting first
         self.send_timer = self.loop.call_later(LIMITS.rate_window_s, self.check_send_rate)
 
     def keep_waiting_answers_bounded(self) -> None:
@@ -448,13 +493,24 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         the client still sends until it closes too, for at most LINGER_SECONDS. A plain close
         with unread bytes makes the kernel answer a reset, which a client still sending reads
         instead of the answer (every refused upload saw ECONNRESET, not its 503)."""
-        self.forget()
-        self.lingering = True
+        self.stop_requests()  # but an answer still leaving stays timed
         self.transport.write(payload)
+        if Held.lingering >= MAX_LINGERING:
+            self.close_now()
+            return
+        self.lingering = True
+        Held.lingering += 1
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.flow.resume_reading()
-        self.loop.call_later(LINGER_SECONDS, self.transport.close)
+        self.loop.call_later(LINGER_SECONDS, self.end_lingering)
+
+    def end_lingering(self) -> None:
+        if not self.transport.is_closing():
+            self.close_now()
+        elif self.lingering:  # closed already (the client closed first): uncounted
+            self.lingering = False
+            Held.lingering -= 1
 
     def refuse(self, status: int, detail: bytes) -> None:
         self.cancel_head_timer()

@@ -9,13 +9,19 @@ event loop, holding nothing) while the rows in flight and its own would pass MAX
 and gets 503 with Retry-After after PAYLOAD_WAIT_SECONDS. One request is always let in, however
 large, so every valid request can be answered. The budget is held until the answer's last bytes
 are in the kernel's hands (the protocol's send buffer drained, commons/hardening/
-http_protocol.py), so a client slow to read holds its rows, not someone else's.
+http_protocol.py): given back as soon as the answer was handed to the connection, forty honest
+readers of the largest answer each had theirs built at once, and past MAX_WAITING_ANSWER_BYTES
+the protocol abandoned answers whose clients were reading. The price: a client reading at
+just over MIN_SEND_BYTES_PER_SECOND holds its rows for as long (the largest answer, 19 minutes),
+so two such clients turn every other payload request away with 503 meanwhile; memory stays
+bounded, and the posts routes are untouched (docs/operations.md says so).
 
 The sweep's largest cells send 2 requests at a time (its timetable's MIN_USERS): 110,000 rows
 at most, with 10 comments a post, which the default budget admits at once.
 """
 
 import asyncio
+from urllib.parse import parse_qsl
 
 from commons.hardening.asgi import ASGIApp, Message, Receive, Send, send_json
 from commons.payloads import (
@@ -37,12 +43,19 @@ BUSY_BODY = b'{"detail":"Too many payload rows being answered (MAX_PAYLOAD_ROWS)
 
 def answer_rows(path: str, query_string: bytes) -> int:
     """The rows the answer to this request holds: its posts, and for the nested shape their
-    comments too. A parameter that is not plain ASCII digits counts as its default (FastAPI
-    answers 422, or reads the same number). Read by hand: urllib's parse_qsl cost ~2 µs a
-    request, 0.5% of a 100-post answer."""
+    comments too, read as FastAPI reads them (the last of a repeated name). A parameter that is
+    not ASCII digits counts as its default: FastAPI answers 422 (AsciiIntegersRoute).
+    A plain query is read by hand: urllib's parse_qsl cost ~2 µs a request, 0.5% of a 100-post
+    answer; one with escapes (`%35000` is 5000) is decoded as Starlette decodes it."""
     items = comments = None
-    for pair in query_string.split(b"&"):
-        name, _, value = pair.partition(b"=")
+    if b"%" in query_string or b"+" in query_string:
+        pairs = [
+            (name.encode("latin-1"), value.encode("utf-8"))
+            for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
+        ]
+    else:
+        pairs = [pair.partition(b"=")[::2] for pair in query_string.split(b"&")]
+    for name, value in pairs:
         if name == b"items":
             items = value
         elif name == b"comments":
