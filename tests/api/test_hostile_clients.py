@@ -271,16 +271,26 @@ def test_an_upload_past_the_body_bytes_reads_its_503_not_a_reset(bounded_app: Ru
         body = bulk_body()
         with head_of_a_large_upload(bounded_app, declared=len(body)) as refused:
             time.sleep(0.1)  # its body arrives over several reads, after its head
-            try:
-                refused.sendall(body)
-            except (BrokenPipeError, ConnectionResetError) as error:
-                pytest.fail(f"the refused upload could not send its body: {error!r}")
-            answer = answer_of(refused)
+            answer = sent_whole_then_answered(refused, body)
     finally:
         for holder in holders:
             holder.close()
+    assert_busy(answer, b"MAX_BODY_BYTES_IN_FLIGHT")
+
+
+def sent_whole_then_answered(connection: socket.socket, data: bytes) -> bytes:
+    """Send all of `data`, then read the answer: a server that closes without reading the
+    rest (no lingering close) makes the send fail with a reset or a broken pipe."""
+    try:
+        connection.sendall(data)
+    except (BrokenPipeError, ConnectionResetError) as error:
+        pytest.fail(f"the refused request could not be sent whole: {error!r}")
+    return answer_of(connection)
+
+
+def assert_busy(answer: bytes, limit: bytes) -> None:
     assert status_of(answer) == "503", answer[:300]
-    assert b"retry-after: 1\r\n" in answer and b"MAX_BODY_BYTES_IN_FLIGHT" in answer
+    assert b"retry-after: 1\r\n" in answer and limit in answer
 
 
 def closed_by_the_server(connection: socket.socket) -> bool:
@@ -324,16 +334,12 @@ def test_a_connection_past_busy_ones_reads_its_503_not_a_reset(bounded_app: Runn
             connection.sendall(b'{"posts": [' + b" " * 4000)
         with open_connection(bounded_app) as late:
             body = bulk_body(posts=100)
-            try:
-                late.sendall(
-                    b"POST /posts_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-                )
-            except (BrokenPipeError, ConnectionResetError) as error:
-                pytest.fail(f"the connection past the limit could not send: {error!r}")
-            answer = answer_of(late)
+            request = (
+                b"POST /posts_bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+            )
+            answer = sent_whole_then_answered(late, request)
     finally:
         for connection in busy:
             connection.close()
-    assert status_of(answer) == "503", answer[:300]
-    assert b"retry-after: 1\r\n" in answer and b"MAX_CONNECTIONS" in answer
+    assert_busy(answer, b"MAX_CONNECTIONS")
