@@ -69,6 +69,9 @@ class MemoryTransport(asyncio.Transport):
     def pause_reading(self) -> None:
         pass
 
+    def get_write_buffer_size(self) -> int:
+        return 0  # everything written has left at once
+
     def resume_reading(self) -> None:
         pass
 
