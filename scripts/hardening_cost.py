@@ -81,14 +81,16 @@ class MemoryTransport(asyncio.Transport):
         )
 
 
+def shown_at(revision: str, path: str) -> subprocess.CompletedProcess[str]:
+    """`git show REVISION:PATH` (its return code says whether the file was there)."""
+    return subprocess.run(
+        ["git", "show", f"{revision}:{path}"], cwd=REPOSITORY_ROOT, capture_output=True, text=True
+    )
+
+
 def load_protocol_at(revision: str) -> ModuleType:
     for protocol_path in PROTOCOL_PATHS:
-        shown = subprocess.run(
-            ["git", "show", f"{revision}:{protocol_path}"],
-            cwd=REPOSITORY_ROOT,
-            capture_output=True,
-            text=True,
-        )
+        shown = shown_at(revision, protocol_path)
         if shown.returncode == 0:
             break
     shown.check_returncode()  # at neither path: CalledProcessError, as before
@@ -102,9 +104,7 @@ def load_protocol_at(revision: str) -> ModuleType:
 
 def had_at(revision: str, path: str, text: str) -> bool:
     """Whether the file at `path` held `text` at `revision` (False where it did not exist)."""
-    shown = subprocess.run(
-        ["git", "show", f"{revision}:{path}"], cwd=REPOSITORY_ROOT, capture_output=True, text=True
-    )
+    shown = shown_at(revision, path)
     return shown.returncode == 0 and text in shown.stdout
 
 

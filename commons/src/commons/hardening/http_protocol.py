@@ -98,6 +98,9 @@ REASONS = {
     503: b"Service Unavailable",
 }
 BUSY_HEADERS = b"retry-after: %d\r\n" % RETRY_AFTER_S
+TOO_MANY_BODY_BYTES = (
+    b"Too many request body bytes being received (MAX_BODY_BYTES_IN_FLIGHT); retry later"
+)
 
 
 def answer(status: int, detail: bytes, extra_headers: bytes = b"") -> bytes:
@@ -178,9 +181,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         client that may never read it, holding the connection and its bytes; a client that
         does not take it at MIN_SEND_BYTES_PER_SECOND has it abandoned."""
         self.stop_requests()
-        if self.lingering:
-            self.lingering = False
-            Held.lingering -= 1
+        self.stop_lingering()
         if self.transport.get_write_buffer_size():
             self.watch_waiting_answer()
         self.transport.close()
@@ -193,6 +194,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         """Take this connection out of every count and timer (it is closing)."""
         self.stop_requests()
         self.stop_waiting_answer()
+        self.stop_lingering()
+
+    def stop_lingering(self) -> None:
         if self.lingering:
             self.lingering = False
             Held.lingering -= 1
@@ -223,11 +227,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         elif self.body_counted:
             others = Held.body_bytes_in_flight - self.body_bytes
             if others and Held.body_bytes_in_flight + len(data) > LIMITS.max_body_bytes_in_flight:
-                detail = (
-                    b"Too many request body bytes being received (MAX_BODY_BYTES_IN_FLIGHT); "
-                    b"retry later"
-                )
-                self.refuse_body(503, detail, BUSY_HEADERS)
+                self.refuse_body(503, TOO_MANY_BODY_BYTES, BUSY_HEADERS)
                 return
             self.body_bytes += len(data)
             Held.body_bytes_in_flight += len(data)
@@ -357,12 +357,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         # What this read brought of the body (uvicorn keeps it until the app reads it).
         self.body_bytes = len(self.cycle.body) if self.cycle is not None else 0
         if Held.body_bytes_in_flight + self.body_bytes > LIMITS.max_body_bytes_in_flight:
-            detail = (
-                b"Too many request body bytes being received (MAX_BODY_BYTES_IN_FLIGHT); "
-                b"retry later"
-            )
             self.body_bytes = 0
-            self.refuse_body(503, detail, BUSY_HEADERS)
+            self.refuse_body(503, TOO_MANY_BODY_BYTES, BUSY_HEADERS)
             return
         Held.body_bytes_in_flight += self.body_bytes
         Held.arriving_bodies[self] = None
@@ -508,9 +504,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def end_lingering(self) -> None:
         if not self.transport.is_closing():
             self.close_now()
-        elif self.lingering:  # closed already (the client closed first): uncounted
-            self.lingering = False
-            Held.lingering -= 1
+        else:  # closing already (the client closed first): no longer lingering
+            self.stop_lingering()
 
     def refuse(self, status: int, detail: bytes) -> None:
         self.cancel_head_timer()
