@@ -8,6 +8,8 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import httpx
 
 from commons import HTTP_PROTOCOL
 from commons.arms import ARM_NAMES, ARMS
+from tests.database_helpers import drop_database, recreate_database
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
 APP_NAMES = ARM_NAMES  # every arm of the registry (commons/arms.py), default or not
@@ -113,3 +116,20 @@ def stop_app(process: subprocess.Popen[bytes], log_path: Path | None = None) -> 
         process.wait()
     if log_path is not None:
         log_path.unlink(missing_ok=True)
+
+
+@contextmanager
+def app_on_its_own_database(
+    app_name: str, server_url: str, database_prefix: str, environment: dict[str, str]
+) -> Iterator[RunningApp]:
+    """An arm started with settings of its own on a database of its own (made afresh, dropped
+    afterwards): what a module that bends an app's limits gives each arm."""
+    database = f"{database_prefix}_{app_name.replace('-', '_')}"
+    app = start_app(
+        app_name, recreate_database(server_url, database), extra_environment=environment
+    )
+    try:
+        yield app
+    finally:
+        stop_app(app.process, app.log_path)
+        drop_database(server_url, database)

@@ -37,8 +37,7 @@ from tests.api.test_unfinished_bodies import (
     status_of,
     uvicorn_process,
 )
-from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
-from tests.database_helpers import drop_database, recreate_database
+from tests.app_processes import APP_NAMES, RunningApp, app_on_its_own_database
 
 # Its module-scoped servers start once: the module runs on one pytest-xdist worker.
 pytestmark = pytest.mark.xdist_group("test_hostile_clients")
@@ -70,11 +69,11 @@ PAST_THE_LIMIT = 50
 
 @pytest.fixture(scope="module", params=APP_NAMES)
 def bounded_app(request: pytest.FixtureRequest, server_url: str) -> Iterator[RunningApp]:
-    database = f"pydantic_lab_test_hostile_{request.param.replace('-', '_')}"
-    app = start_app(
+    with app_on_its_own_database(
         request.param,
-        recreate_database(server_url, database),
-        extra_environment={
+        server_url,
+        "pydantic_lab_test_hostile",
+        {
             "RATE_WINDOW_SECONDS": str(RATE_WINDOW_S),
             "PAYLOAD_WAIT_SECONDS": str(PAYLOAD_WAIT_S),
             "BODY_TIMEOUT_SECONDS": str(BODY_TIMEOUT_S),
@@ -82,10 +81,8 @@ def bounded_app(request: pytest.FixtureRequest, server_url: str) -> Iterator[Run
             "MAX_BODY_BYTES_IN_FLIGHT": str(MAX_BODY_BYTES_IN_FLIGHT),
             "MIN_UPLOAD_BYTES_PER_SECOND": str(MIN_UPLOAD_RATE),
         },
-    )
-    yield app
-    stop_app(app.process, app.log_path)
-    drop_database(server_url, database)
+    ) as app:
+        yield app
 
 
 def port_of(app: RunningApp) -> int:

@@ -15,8 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
-from tests.database_helpers import drop_database, recreate_database
+from tests.app_processes import APP_NAMES, RunningApp, app_on_its_own_database
 from tests.factories import post_body
 
 # Its module-scoped servers start once: the module runs on one pytest-xdist worker.
@@ -89,15 +88,13 @@ def test_keep_alive_requests_each_get_the_full_limit(client: httpx.Client) -> No
 @pytest.fixture(scope="module", params=APP_NAMES)
 def impatient_app(request: pytest.FixtureRequest, server_url: str) -> Iterator[RunningApp]:
     """An app with HEADER_TIMEOUT_SECONDS=1 (the default, 10 s, would make a slow test)."""
-    database = f"pydantic_lab_test_heads_{request.param.replace('-', '_')}"
-    app = start_app(
+    with app_on_its_own_database(
         request.param,
-        recreate_database(server_url, database),
-        extra_environment={"HEADER_TIMEOUT_SECONDS": str(SHORT_TIMEOUT_S)},
-    )
-    yield app
-    stop_app(app.process, app.log_path)
-    drop_database(server_url, database)
+        server_url,
+        "pydantic_lab_test_heads",
+        {"HEADER_TIMEOUT_SECONDS": str(SHORT_TIMEOUT_S)},
+    ) as app:
+        yield app
 
 
 def test_an_unfinished_head_is_408_and_closed(impatient_app: RunningApp) -> None:

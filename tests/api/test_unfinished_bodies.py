@@ -18,8 +18,7 @@ import pytest
 
 from commons.config import HttpLimits
 from tests.api.test_request_heads import open_connection
-from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
-from tests.database_helpers import drop_database, recreate_database
+from tests.app_processes import APP_NAMES, RunningApp, app_on_its_own_database
 from tests.factories import post_body
 
 BODY_TIMEOUT_S = 2  # the default, 30 s, would make a slow test
@@ -39,18 +38,16 @@ SLACK = 40 * 1024 * 1024
 
 @pytest.fixture(scope="module", params=APP_NAMES)
 def bounded_app(request: pytest.FixtureRequest, server_url: str) -> Iterator[RunningApp]:
-    database = f"pydantic_lab_test_bodies_{request.param.replace('-', '_')}"
-    app = start_app(
+    with app_on_its_own_database(
         request.param,
-        recreate_database(server_url, database),
-        extra_environment={
+        server_url,
+        "pydantic_lab_test_bodies",
+        {
             "BODY_TIMEOUT_SECONDS": str(BODY_TIMEOUT_S),
             "MAX_CONNECTIONS": str(MAX_CONNECTIONS),
         },
-    )
-    yield app
-    stop_app(app.process, app.log_path)
-    drop_database(server_url, database)
+    ) as app:
+        yield app
 
 
 def uvicorn_process(app: RunningApp) -> psutil.Process:
