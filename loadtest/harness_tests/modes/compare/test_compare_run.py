@@ -200,3 +200,26 @@ def test_an_arm_reached_by_url_is_measured_without_its_process(tmp_path: Path) -
         assert any("different terms" in flag for flag in results["flags"])
         # The unpinned arm's own CPU on the app CPUs is not "other programs".
         assert not [flag for flag in results["flags"] if "other programs used" in flag]
+
+
+def test_an_arm_reached_by_url_that_is_not_running_is_one_line_before_anything_starts(
+    tmp_path: Path,
+) -> None:
+    """Nothing listens on its port: the run says so within seconds, before it calibrates or
+    starts the other arm, and leaves no results folder (before, a minute's wait after them)."""
+    port = free_port()
+    path = burn_file(tmp_path)
+    text = path.read_text()
+    slow, end = text.index("[arms.slow]"), text.index("[scenarios.burn]")
+    path.write_text(text[:slow] + f'[arms.slow]\nurl = "http://127.0.0.1:{port}"\n\n' + text[end:])
+    before = lab_processes()
+    result = run_runner("compare", str(path), *SHORT, "--results-dir", str(tmp_path / "r"))
+    assert result.returncode == 1
+    assert error_line(result.stderr) == (
+        f"./test.sh: error: slow did not answer http://127.0.0.1:{port}/health within 5s: an arm "
+        "given by its url must be running before the run starts (or give the command that "
+        "starts it)"
+    )
+    assert "calibration" not in result.stderr
+    assert not (tmp_path / "r").exists()
+    assert leftover_processes(before) == {}

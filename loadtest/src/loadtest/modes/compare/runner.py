@@ -19,7 +19,7 @@ from loadtest.lab.memory import PeakMemorySampler, read_tree_memory
 from loadtest.lab.pinning import PinningPlan, process_cpus
 from loadtest.lab.processes import ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
-from loadtest.lab.services import RunningApp, Service, start_service
+from loadtest.lab.services import RunningApp, Service, start_service, wait_for_health
 from loadtest.lab.startup import StartupSamples, kill_now
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
@@ -38,6 +38,10 @@ from loadtest.modes.session import RunSession, open_session
 KIND = "compare"
 HEALTH_POLL_S = 0.01  # start-up samples: the figure's resolution
 SECONDS_PER_START = 2.0  # for the progress line
+# An arm reached by its url is running already: asked before anything else, it has this long to
+# answer its health path (not the minute a started arm gets), so a service that is not up is one
+# line at once, not after the calibration and a minute's wait.
+RUNNING_ARM_TIMEOUT_S = 5.0
 
 
 def run_compare(settings: CompareSettings, console: Console) -> Path:
@@ -48,6 +52,9 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
     for service in plan.services:
         if service.port is not None:
             ensure_port_free(service.port, f"arm {service.name}")
+    for service in plan.services:
+        if not service.started_here:
+            check_running(service)
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []
     differences: dict[str, dict[str, list[str]]] = {}
@@ -102,6 +109,18 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
         )
     )
     return session.run_dir
+
+
+def check_running(service: Service) -> None:
+    url = service.base_url + service.health_path
+    try:
+        wait_for_health(url, lambda: True, RUNNING_ARM_TIMEOUT_S, service.what)
+    except LabError:
+        raise LabError(
+            f"{service.what} did not answer {url} within {RUNNING_ARM_TIMEOUT_S:.0f}s: an arm "
+            "given by its url must be running before the run starts (or give the command that "
+            "starts it)"
+        ) from None
 
 
 def measured_processes(settings: CompareSettings) -> list[Service]:
