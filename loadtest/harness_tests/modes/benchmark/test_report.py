@@ -48,7 +48,7 @@ def test_flagged_cells_are_marked(tmp_path: Path) -> None:
     _, rows = table_rows(results)
     assert rows[0][1].endswith("⚠") and not rows[0][2].endswith("⚠")
     report = write_report(tmp_path, results).read_text()
-    assert "- app_v1 read: 40 of 680 requests failed" in report
+    assert "- READ v1: 40 of 680 requests failed" in report
 
 
 def test_report_lists_settings_versions_and_the_load_generator(tmp_path: Path) -> None:

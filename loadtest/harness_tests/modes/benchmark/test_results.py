@@ -201,7 +201,7 @@ def test_failed_requests_are_flagged_and_never_throughput() -> None:
     read_v1 = results["apps"]["v1"]["scenarios"]["read"]
     assert read_v1["rps_median"] == 100.0  # 80 successes in 0.8 s; the 5 failures do not count
     assert read_v1["failures"] == 40
-    assert "app_v1 read: 40 of 680 requests failed" in results["flags"]
+    assert "READ v1: 40 of 680 requests failed" in results["flags"]
 
 
 def test_unsaturated_synthetic_windows_are_flagged() -> None:

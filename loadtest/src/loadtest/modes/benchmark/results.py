@@ -10,7 +10,6 @@ from loadtest.analysis.limits import AGREEMENT_LIMIT, SATURATION_LIMIT
 from loadtest.analysis.paired_windows import window_ratio, window_ratios
 from loadtest.analysis.ratio import PairedRatio
 from loadtest.analysis.stats import round_or_none, summarize
-from loadtest.lab.arms import ARMS
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
 from loadtest.load.histograms import merge_histograms, percentile_ms
@@ -23,11 +22,6 @@ SATURATION_SCENARIO = "synthetic"
 MEMORY_FIELDS = ("idle", "peak", "after")
 # How a reader gets more pairs, said in the flags of too wide or missing intervals.
 MORE_PAIRS = "add pairs (--pairs, --repeats)"
-
-
-def arm_what(arm: str) -> str:
-    """How flags name an arm: the lab's by its environment folder, any other by its name."""
-    return ARMS[arm].environment if arm in ARMS else arm
 
 
 def median_or_none(values: list[float]) -> float | None:
@@ -287,7 +281,8 @@ def build_results(
                 arm_lives,
                 [run for run in runs if run.scenario == name],
             )
-            flags += [f"{arm_what(arm)} {name}: {flag}" for flag in scenarios[name]["flags"]]
+            # Named as the other flags name them: the scenario's label, then the arm.
+            flags += [f"{labels[name]} {arm}: {flag}" for flag in scenarios[name]["flags"]]
         apps[arm] = {
             "versions": next((life.versions for life in arm_lives if life.versions), {}),
             "memory": memory_results(arm_lives),

@@ -21,6 +21,7 @@ from loadtest.lab.docker import (
     ensure_docker_engine,
     start_docker_stack,
 )
+from loadtest.lab.host import interpreter_text
 from loadtest.lab.memory import MemoryReading, PeakMemorySampler
 from loadtest.lab.pinning import PinningPlan, plan_pinning
 from loadtest.lab.progress import ProgressDisplay
@@ -96,7 +97,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
         pinning = session.pinning  # as the database left it (an external one is not pinned)
         console.print(
             f"PostgreSQL {database.server_version} ({database.kind}); "
-            f"dataset: {settings.dataset_size:,} posts",
+            f"dataset: {settings.dataset_size:,} posts; {interpreter_text(session.host)}",
             highlight=False,
         )
         progress = session.show_progress(planned_seconds(settings))

@@ -336,8 +336,9 @@ def flags_line(results: dict[str, Any]) -> str:
             "±5% (the flags, below, say where)."
         )
     return (
-        f"{count}, {about_the_run} about the run itself (failures, verification, other "
-        "programs, the load generator): read them, below, before trusting the numbers."
+        f"{count}, {about_the_run} about the run itself (failures, verification, other programs "
+        "or arms on the app's CPU, the load generator): read them, below, before trusting the "
+        "numbers."
     )
 
 
