@@ -109,7 +109,7 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
         (["scale", "--processes", "2"], "2 is below 6, the fewest processes that give a ratio"),
         (["--dataset", "99"], "99 is below 100, the READ page size"),
         (["--port-v1", "70000"], "70000 is not a TCP port (1-65535)"),
-        (["--apps", "v1,v1"], "choose from v1, v1-shim, v2, v2-latest"),
+        (["--apps", "v1,v1"], "'v1,v1': v1 named twice"),
         (["--startup-samples", "-1"], "-1 must be between 0 and 100"),
         (["--port-v2-latest", "0"], "0 must be at least 1"),
         (["--bogus"], "unrecognized arguments: --bogus (see ./test.sh benchmark --help)"),

@@ -79,7 +79,10 @@ def choice_list(allowed: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
         parts = [part.strip() for part in text.split(",") if part.strip()]
         chosen = tuple(dict.fromkeys(parts))
         unknown = [part for part in chosen if part not in allowed]
-        if unknown or not chosen or len(chosen) != len(parts):
+        if not unknown and chosen and len(chosen) != len(parts):
+            twice = sorted({part for part in parts if parts.count(part) > 1})
+            raise argparse.ArgumentTypeError(f"{text!r}: {', '.join(twice)} named twice")
+        if unknown or not chosen:
             raise argparse.ArgumentTypeError(
                 f"{text!r}: choose from {', '.join(allowed)} (comma-separated)"
             )

@@ -57,8 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "reported as over it, one that fails to start with its error, and the subject's larger "
         f"sizes are skipped. With the defaults ({DEFAULT_PLAN.processes} processes per subject "
         "and size) about 6 minutes for the service shape, 2 for union, 4 for routes, 3 for "
-        "recursive, 5 for generic and 9 for chain; 1.5 to 2.5 with --quick "
-        f"({QUICK_PLAN.processes}). Results go to results/<UTC timestamp>-scale/."
+        "recursive, 5 for generic and 9 for chain; 1.5 to 2.5 minutes with --quick "
+        f"({QUICK_PLAN.processes} process per subject and size). Results go to "
+        "results/<UTC timestamp>-scale/."
     )
     parser.add_argument(
         "--shape",

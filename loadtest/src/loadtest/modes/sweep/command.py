@@ -28,7 +28,7 @@ from loadtest.modes.sweep.settings import (
 
 SUMMARY = (
     "how the gain scales: flat and nested answers of 1 to 5,000 posts, bulk inserts and "
-    "validate-only bodies of 1 to 1,000, every arm in paired windows (~9 min; --quick ~2.5)"
+    "validate-only bodies of 1 to 1,000, every arm in paired windows (~9 min; --quick ~2.5 min)"
 )
 
 
