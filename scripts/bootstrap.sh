@@ -35,6 +35,14 @@ ensure_uv() {
 sync_projects() {
   local project
   for project in "$@"; do
+    if [ ! -d "$project/.venv" ]; then
+      # Otherwise the first call (even --help) is silent while it installs.
+      echo "setting up the lab's environments (first run only; seconds from uv's cache, a" \
+           "few minutes from PyPI) ..." >&2
+      break
+    fi
+  done
+  for project in "$@"; do
     # Every extra and group: commons' embedded PostgreSQL and probe libraries, the arms'
     # `probes` group (micro and profile run in them), the tools of the dev groups.
     # --compile-bytecode: start-up is measured as a deployed service starts, from bytecode,
