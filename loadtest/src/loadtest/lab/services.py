@@ -161,6 +161,7 @@ def wait_for_health(
 ) -> dict[str, Any]:
     """Poll `url` until it answers 200; returns the versions it reports, if any."""
     deadline = time.monotonic() + timeout_s
+    last_status = None  # a server that answers, but not 200 (a wrong health path, say)
     # One client for all polls: a new one per poll costs ~25 ms (SSL context and all), which
     # would be the start-up figures' real resolution.
     with httpx.Client(timeout=2) as client:
@@ -169,10 +170,12 @@ def wait_for_health(
                 response = client.get(url)
                 if response.status_code == 200:
                     return health_versions(response)
+                last_status = response.status_code
             except httpx.TransportError:
                 pass
             time.sleep(poll_s)
-    raise LabError(f"{what} did not answer {url} within {timeout_s:.0f}s")
+    answered = f" (it answered {last_status})" if last_status is not None else ""
+    raise LabError(f"{what} did not answer {url} within {timeout_s:g}s{answered}")
 
 
 def health_versions(response: httpx.Response) -> dict[str, Any]:

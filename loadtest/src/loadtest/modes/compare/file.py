@@ -81,6 +81,9 @@ def caller_path() -> str | None:
     return os.environ.get(CALLER_PATH) or os.environ.get("PATH")
 
 
+RUNNING_ARM_TIMEOUT_S = 5
+
+
 @dataclass(frozen=True)
 class ArmOptions:
     """What a file says of an arm besides its Service."""
@@ -341,9 +344,12 @@ def read_arm(
     health = reader.string(entry.get("health", "/health"), f"{field}.health")
     if not health.startswith("/"):
         raise reader.fail(f"{field}.health", f"a path starting with /, got {health!r}")
+    # A service the harness starts gets a minute to answer its health path; one given only by
+    # its url is running already, so not answering within seconds means it is not.
+    default_timeout_s = 60 if "command" in entry else RUNNING_ARM_TIMEOUT_S
     extra = ArmOptions(
         start_timeout_s=reader.number(
-            entry.get("start_timeout_s", 60), f"{field}.start_timeout_s", 1, 3600
+            entry.get("start_timeout_s", default_timeout_s), f"{field}.start_timeout_s", 1, 3600
         ),
         own_process=reader.boolean(entry.get("own_process", True), f"{field}.own_process"),
         container=(

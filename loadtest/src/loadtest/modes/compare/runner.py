@@ -38,10 +38,6 @@ from loadtest.modes.session import RunSession, open_session
 KIND = "compare"
 HEALTH_POLL_S = 0.01  # start-up samples: the figure's resolution
 SECONDS_PER_START = 2.0  # for the progress line
-# An arm reached by its url is running already: asked before anything else, it has this long to
-# answer its health path (not the minute a started arm gets), so a service that is not up is one
-# line at once, not after the calibration and a minute's wait.
-RUNNING_ARM_TIMEOUT_S = 5.0
 
 
 def run_compare(settings: CompareSettings, console: Console) -> Path:
@@ -52,9 +48,12 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
     for service in plan.services:
         if service.port is not None:
             ensure_port_free(service.port, f"arm {service.name}")
+    # An arm given only by its url is running already: asked before anything else (with its
+    # start_timeout_s, 5 s unless the file says), a service that is not up is one line at once,
+    # not after the calibration and a minute's wait.
     for service in plan.services:
         if not service.started_here:
-            check_running(service)
+            check_running(service, settings.arm_options[service.name].start_timeout_s)
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []
     differences: dict[str, dict[str, list[str]]] = {}
@@ -111,15 +110,14 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
     return session.run_dir
 
 
-def check_running(service: Service) -> None:
+def check_running(service: Service, timeout_s: float) -> None:
     url = service.base_url + service.health_path
     try:
-        wait_for_health(url, lambda: True, RUNNING_ARM_TIMEOUT_S, service.what)
-    except LabError:
+        wait_for_health(url, lambda: True, timeout_s, service.what)
+    except LabError as error:
         raise LabError(
-            f"{service.what} did not answer {url} within {RUNNING_ARM_TIMEOUT_S:.0f}s: an arm "
-            "given by its url must be running before the run starts (or give the command that "
-            "starts it)"
+            f"{error}: an arm given only by its url must be running before the run starts (or "
+            "give the command that starts it)"
         ) from None
 
 
