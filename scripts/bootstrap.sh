@@ -37,8 +37,8 @@ sync_projects() {
   for project in "$@"; do
     if [ ! -d "$project/.venv" ]; then
       # Otherwise the first call (even --help) is silent while it installs.
-      echo "setting up the lab's environments (first run only; seconds from uv's cache, a" \
-           "few minutes from PyPI) ..." >&2
+      echo "setting up the lab's environments (an environment is missing; seconds from uv's" \
+           "cache, a few minutes from PyPI) ..." >&2
       break
     fi
   done

@@ -127,8 +127,8 @@ def run_page(results: dict[str, Any], ratio_svg: str | None, extra_sections: str
 <h2>Summary</h2>
 {html_table(header, rows)}
 <p class="note">r/s: median of windows (min–max). Ratio: median of paired window ratios, 95% CI
-in brackets. CPU: the app's milliseconds per request (PostgreSQL's in brackets, where it
-was measured). ⚠: see the flags.</p>
+in brackets. CPU: the app's milliseconds per request (PostgreSQL's after it in parentheses,
+where it was measured). ⚠: see the flags.</p>
 <p>{"<br>".join(escape(line) for line in load_generator_lines(results))}</p>
 <h2>Flags</h2>
 {flag_list}

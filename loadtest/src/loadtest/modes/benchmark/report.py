@@ -36,8 +36,8 @@ def print_report(results: dict[str, Any], console: Console) -> None:
         rows,
         title=title(results),
         caption="r/s: median of windows (min–max). Ratio: median of paired window ratios, "
-        "95% CI in brackets. CPU: the app's ms per request (PostgreSQL's in brackets, where "
-        "it was measured)." + (" ⚠: see flags below." if flags else ""),
+        "95% CI in brackets. CPU: the app's ms per request (PostgreSQL's after it in "
+        "parentheses, where it was measured)." + (" ⚠: see flags below." if flags else ""),
     )
     for line in load_generator_lines(results):
         console.print(line, highlight=False)

@@ -58,8 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"sizes are skipped. With the defaults ({DEFAULT_PLAN.processes} processes per subject "
         "and size) about 6 minutes for the service shape, 2 for union, 4 for routes, 3 for "
         "recursive, 5 for generic and 9 for chain; 1.5 to 2.5 minutes with --quick "
-        f"({QUICK_PLAN.processes} process per subject and size). Results go to "
-        "results/<UTC timestamp>-scale/."
+        f"({QUICK_PLAN.processes} process{'es' if QUICK_PLAN.processes != 1 else ''} per "
+        "subject and size). Results go to results/<UTC timestamp>-scale/."
     )
     parser.add_argument(
         "--shape",
