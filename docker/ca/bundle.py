@@ -169,7 +169,7 @@ def cmd_serve(options: argparse.Namespace) -> int:
     if not options.command:
         raise BundleError("no command after -- (bundle.py serve BUNDLE -- COMMAND...)")
     pem = load_bundle(options.bundle)
-    host, port = (options.host, options.port) if options.host else bundle_address()
+    host, port = (options.host, 0) if options.host else bundle_address()
     with BundleServer((host, port), pem) as server:
         url = url_of(host, server.server_address[1])
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -315,12 +315,8 @@ def image_titles(images: list[str]) -> dict[str, str]:
     return titles
 
 
-def save(images: Iterable[str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(["docker", "save", *images], stdout=subprocess.PIPE)
-
-
 def scan_images(images: list[str], certificates: list[Certificate]) -> tuple[list[Hit], dict]:
-    process = save(images)
+    process = subprocess.Popen(["docker", "save", *images], stdout=subprocess.PIPE)
     assert process.stdout is not None
     try:
         hits, small = scan_archive(process.stdout, certificates)
@@ -370,7 +366,6 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("bundle")
     serve.add_argument("command", nargs=argparse.REMAINDER)
     serve.add_argument("--host", help=argparse.SUPPRESS)  # tests: an address of their own
-    serve.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     serve.set_defaults(run=cmd_serve)
     url = commands.add_parser("url", help="the address the builds fetch the bundle from")
     url.set_defaults(run=cmd_url)

@@ -201,9 +201,14 @@ def load_settings() -> Settings:
         database_url=parse_database_url(raw_url),
         pool_size=_read_positive_int("DB_POOL_SIZE", 10),
         max_overflow=_read_positive_int("DB_MAX_OVERFLOW", 10),
-        max_body_bytes=_read_positive_int("MAX_BODY_BYTES", 1024 * 1024),
-        database_timeout_s=_read_positive_seconds("DATABASE_TIMEOUT_SECONDS", 5.0),
+        # Each default once, where Settings declares it.
+        max_body_bytes=_read_positive_int("MAX_BODY_BYTES", Settings.max_body_bytes),
+        database_timeout_s=_read_positive_seconds(
+            "DATABASE_TIMEOUT_SECONDS", Settings.database_timeout_s
+        ),
         http_limits=load_http_limits(),
-        max_payload_rows=_read_positive_int("MAX_PAYLOAD_ROWS", 110_000, minimum=1),
-        payload_wait_s=_read_positive_seconds("PAYLOAD_WAIT_SECONDS", 5.0),
+        max_payload_rows=_read_positive_int(
+            "MAX_PAYLOAD_ROWS", Settings.max_payload_rows, minimum=1
+        ),
+        payload_wait_s=_read_positive_seconds("PAYLOAD_WAIT_SECONDS", Settings.payload_wait_s),
     )

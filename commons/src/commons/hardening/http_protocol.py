@@ -462,7 +462,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.abandon_answer()
             return
         if not waiting:
-            Held.waiting_answers.pop(self, None)
+            self.stop_waiting_answer()
             return
         self.send_window_start = waiting
         Held.waiting_answers[self] = waiting  # in place: the order stays longest-waiting first
