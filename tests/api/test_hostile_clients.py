@@ -175,6 +175,7 @@ def never_reading_client(app: RunningApp, path: str) -> socket.socket:
     return connection
 
 
+@pytest.mark.alone
 def test_answers_never_read_are_abandoned_and_let_go(bounded_app: RunningApp) -> None:
     """Issue 35's first: sixty clients with a 4 KB receive buffer ask the largest answer and
     never read it. Before, all sixty stayed open (45 s and counting) and the app grew to
@@ -195,6 +196,7 @@ def test_answers_never_read_are_abandoned_and_let_go(bounded_app: RunningApp) ->
     assert_under_the_ceiling(bounded_app)
 
 
+@pytest.mark.alone
 def test_large_answers_asked_in_parallel_wait_their_turn(bounded_app: RunningApp) -> None:
     """Issue 35's second: forty parallel readers of the largest answer. Before, v1 peaked at
     856 MiB and took 79 s. Now a request waits for room (MAX_PAYLOAD_ROWS) and, past
