@@ -1,11 +1,10 @@
 """The command line: each mode's options, presets and one-line errors."""
 
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
+from harness_tests.runner import run_in_process
 from loadtest.cli import MODES, build_parser, parse, top_help
 from loadtest.lab.errors import LabError
 from loadtest.lab.pinning import plan_pinning
@@ -88,12 +87,6 @@ def test_comparisons_follow_the_arms_that_run() -> None:
     assert settings_for("--apps", "v2").comparisons == []
 
 
-def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "loadtest", *argv], capture_output=True, text=True, timeout=60
-    )
-
-
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -129,7 +122,7 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_bad_options_exit_2_with_one_line(argv: list[str], message: str) -> None:
-    result = run_cli(*argv)
+    result = run_in_process(*argv)
     assert result.returncode == 2
     assert result.stdout == ""
     [line] = result.stderr.strip().splitlines()
@@ -181,7 +174,7 @@ def help_of(mode: str, option: str) -> str | None:
 
 
 def test_top_help_lists_the_modes_and_the_benchmarks_options() -> None:
-    result = run_cli("--help")
+    result = run_in_process("--help")
     assert result.returncode == 0
     for name in MODES:
         assert f"\n  {name} " in result.stdout

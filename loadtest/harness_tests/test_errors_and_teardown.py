@@ -17,6 +17,7 @@ from harness_tests.runner import (
     lab_processes,
     leftover_processes,
     port_options,
+    run_in_process,
     run_runner,
     runner_command,
     runner_environment,
@@ -52,7 +53,7 @@ def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
 @pytest.mark.parametrize("mode", ["benchmark", "ladder", "profile"])
 def test_unreachable_database_is_one_line_and_leaves_no_results_folder(mode: str, tmp_path) -> None:
     results_dir = tmp_path / "results"
-    result = run_runner(
+    result = run_in_process(
         mode,
         "--results-dir",
         str(results_dir),
@@ -119,7 +120,9 @@ def test_a_run_that_fails_after_calibration_leaves_no_folder(
 
 
 def test_non_postgresql_database_url_is_refused(tmp_path) -> None:
-    result = run_runner(*TINY_RUN, "--results-dir", str(tmp_path), DATABASE_URL="sqlite:///x.db")
+    result = run_in_process(
+        *TINY_RUN, "--results-dir", str(tmp_path), DATABASE_URL="sqlite:///x.db"
+    )
     assert result.returncode == 1
     assert "must be a PostgreSQL URL" in result.stderr
 
@@ -217,7 +220,7 @@ def _child_command_lines(pid: int) -> list[str]:
 def test_unwritable_results_dir_is_one_line(tmp_path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    result = run_runner(*TINY_RUN, "--results-dir", str(blocker / "results"))
+    result = run_in_process(*TINY_RUN, "--results-dir", str(blocker / "results"))
     assert result.returncode == 1
     [line] = error_lines(result.stderr)
     assert line.startswith(f"./test.sh: error: cannot create {blocker}/results/")
@@ -237,7 +240,8 @@ def test_ctrl_c_stops_a_background_bootstrap(tmp_path) -> None:
     shutil.copy(REPOSITORY_ROOT / picker, copy / picker)
     fake_bin = tmp_path / "bin"
     fake_bin.mkdir()
-    (fake_bin / "uv").write_text("#!/bin/sh\nsleep 60\n")
+    inside = tmp_path / "inside-uv-sync"  # the fake uv says when it runs: no race with a sleep
+    (fake_bin / "uv").write_text(f"#!/bin/sh\ntouch {inside}\nsleep 60\n")
     (fake_bin / "uv").chmod(0o755)
     environment = runner_environment(
         PATH=f"{fake_bin}:{os.environ['PATH']}", LAB_RUN_LOCK_FILE=str(tmp_path / "run.lock")
@@ -251,8 +255,11 @@ def test_ctrl_c_stops_a_background_bootstrap(tmp_path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    time.sleep(2)  # now inside `uv sync`
-    assert bootstrap.poll() is None
+    deadline = time.monotonic() + 60
+    while not inside.exists():  # now inside `uv sync`
+        assert bootstrap.poll() is None, "the bootstrap ended before it reached uv sync"
+        assert time.monotonic() < deadline, "the bootstrap never reached uv sync"
+        time.sleep(0.05)
     os.killpg(bootstrap.pid, signal.SIGINT)
     try:
         bootstrap.wait(timeout=10)

@@ -72,6 +72,7 @@ def count_between(histogram: HdrHistogram, low_s: float, high_s: float) -> int:
     )
 
 
+@pytest.mark.alone
 def test_a_one_second_freeze_makes_the_requests_due_during_it_late(
     stalling: str, generator: OpenLoopGenerator
 ) -> None:
@@ -125,6 +126,7 @@ def test_a_one_second_freeze_makes_the_requests_due_during_it_late(
     assert p99_ms is not None and p99_ms >= 500
 
 
+@pytest.mark.alone
 def test_a_closed_loop_over_the_same_freeze_sees_one_slow_request(
     stalling: str, generator: OpenLoopGenerator
 ) -> None:
@@ -144,6 +146,7 @@ def test_a_closed_loop_over_the_same_freeze_sees_one_slow_request(
     assert p99_ms is not None and p99_ms < 100
 
 
+@pytest.mark.alone
 def test_requests_go_out_at_their_due_times(
     stalling: str, trivial: str, generator: OpenLoopGenerator
 ) -> None:

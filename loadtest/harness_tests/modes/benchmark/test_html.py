@@ -9,7 +9,7 @@ import pytest
 
 from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
 from harness_tests.factories import build, make_run, steady_runs, three_arm_rounds
-from harness_tests.runner import run_runner
+from harness_tests.runner import run_in_process
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.settings import BenchmarkSettings
@@ -42,12 +42,12 @@ def test_report_mode_rebuilds_a_run_and_compares_two(tmp_path: Path) -> None:
     for run_dir, results in ((first, build(steady_runs())), (second, three_arm_results())):
         run_dir.mkdir()
         (run_dir / "results.json").write_text(json.dumps(results))
-    result = run_runner("report", str(first), "--results-dir", str(tmp_path))
+    result = run_in_process("report", str(first), "--results-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert (first / "report.html").exists() and (first / "report.md").exists()
     assert "READ ratio to v1 [95% CI]" in result.stdout
     # Options may come between the run directories.
-    result = run_runner("report", str(first), "--results-dir", str(tmp_path), str(second))
+    result = run_in_process("report", str(first), "--results-dir", str(tmp_path), str(second))
     assert result.returncode == 0, result.stderr
     comparison = tmp_path / "compare-20260101T000000Z-vs-20260102T000000Z.html"
     assert comparison.read_text().count("<svg") == 1
@@ -69,7 +69,7 @@ def test_report_mode_reads_a_schema_2_run(tmp_path: Path) -> None:
             del figures["flags"]
     (tmp_path / "results.json").write_text(json.dumps(results))
     before = (tmp_path / "results.json").read_text()
-    result = run_runner("report", str(tmp_path))
+    result = run_in_process("report", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "report.html").read_text().count("<svg") == 5  # no start-up chart
     assert "READ ratio to v1 [95% CI]" in result.stdout and "3.00x [3.00–3.00]" in result.stdout
@@ -123,14 +123,14 @@ def test_report_mode_errors_are_one_line(tmp_path: Path, arguments, message: str
         if content is not None:
             (tmp_path / name / "results.json").write_text(content)
     argv = [argument.format(**{n: str(tmp_path / n) for n in folders}) for argument in arguments]
-    result = run_runner("report", *argv)
+    result = run_in_process("report", *argv)
     assert result.returncode == 1
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("./test.sh: error:") and message in line
 
 
 def test_run_directories_belong_to_the_report_mode_only() -> None:
-    result = run_runner("dataset", "results/latest")
+    result = run_in_process("dataset", "results/latest")
     assert result.returncode == 2
     assert "unrecognized arguments: results/latest (see ./test.sh dataset --help)" in result.stderr
 

@@ -10,13 +10,21 @@ from typing import Any
 
 import pytest
 
-from harness_tests.runner import TINY_RUN, lab_processes, only_run, port_options, run_runner
+from harness_tests.pairing import empty_windows, pairs_expected
+from harness_tests.runner import (
+    TINY_RUN,
+    lab_processes,
+    only_run,
+    port_options,
+    run_in_process,
+    run_runner,
+)
 
 
 @pytest.mark.skipif(shutil.which("docker") is None, reason="no docker command to point away")
 def test_docker_mode_without_an_engine_is_one_line_and_writes_nothing(tmp_path) -> None:
     """DOCKER_HOST names a socket nobody listens on: no engine answers, even where one runs."""
-    result = run_runner(
+    result = run_in_process(
         "--docker",
         "--quick",
         "--results-dir",
@@ -33,7 +41,7 @@ def test_docker_mode_without_an_engine_is_one_line_and_writes_nothing(tmp_path) 
 
 def test_docker_mode_without_docker_at_all_is_one_line(tmp_path) -> None:
     """No docker command on PATH: the same one line, naming what is missing."""
-    result = run_runner(
+    result = run_in_process(
         "--docker", "--quick", "--results-dir", str(tmp_path / "results"), PATH=str(tmp_path)
     )
     assert result.returncode == 1
@@ -56,15 +64,18 @@ def distributed_run(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[dict[str, Any], Path, subprocess.CompletedProcess[str], set[int]]:
     """One short run with two locust processes (a master and two workers) and the wrk
-    cross-check where wrk is (or can be) installed: two options whose code paths a single run
-    exercises together (the end-to-end run covers the calibration)."""
+    cross-check where wrk is (or can be) installed, on READ alone, in two repeats: options
+    whose code paths a single run exercises together (the end-to-end run covers the
+    calibration and every scenario, in one repeat)."""
     results_dir = tmp_path_factory.mktemp("distributed")
     cross_check = ["--cross-check"] if wrk_available_or_installable() else []
     before = lab_processes()
     result = run_runner(
         *TINY_RUN,
         "--repeats",
-        "1",
+        "2",
+        "--scenarios",
+        "read",
         "--load-processes",
         "2",
         *cross_check,
@@ -85,15 +96,23 @@ def test_distributed_locust_gives_the_same_complete_results(distributed_run) -> 
     results, run_dir, result, leftovers = distributed_run
     assert results["settings"]["load_processes"] == 2
     assert results["load_generator"]["load_processes"] == 2
+    # The second repeat starts the arms afresh, the other one first.
+    assert results["settings"]["arm_order"] == [["v1", "v2"], ["v2", "v1"]]
     for app in ("v1", "v2"):
-        for name, scenario in results["apps"][app]["scenarios"].items():
-            assert scenario["rps_median"] > 0 and scenario["failures"] == 0, (app, name)
-            assert scenario["windows"] == 6
-        write = results["apps"][app]["scenarios"]["write"]
-        assert write["acknowledged_writes"] == write["new_rows"] > 0
-    for name in ("read", "synthetic", "write"):
-        assert results["ratios_vs_baseline"][name]["v2"]["pairs"] == 6
-    assert all(window["requests"] > 0 for window in results["windows"])
+        [(name, scenario)] = results["apps"][app]["scenarios"].items()
+        assert name == "read" and scenario["failures"] == 0, (app, scenario)
+        assert scenario["requests"] > 0 and scenario["windows"] == 12  # 6 pairs x 2 repeats
+    assert list(results["ratios_vs_baseline"]) == ["read"]
+    # Every round, but one whose v1 window the machine stalled empty (said in the flags).
+    windows = results["windows"]
+    ratio = results["ratios_vs_baseline"]["read"]["v2"]
+    assert ratio["pairs"] == pairs_expected(windows, "v2", "v1")
+    assert [entry["pairs"] for entry in ratio["per_repeat"]] == [
+        pairs_expected(windows, "v2", "v1", repeat=repeat) for repeat in (1, 2)
+    ]
+    for window in empty_windows(windows):
+        flags = results["apps"][window["arm"]]["scenarios"]["read"]["flags"]
+        assert any("served no request" in flag for flag in flags), flags
     # Two of three apps: not a complete comparison, so results/latest stays where it was.
     assert not (run_dir.parent / "latest").exists()
     assert "results/latest was not moved" in result.stdout
@@ -107,21 +126,22 @@ def test_cross_check_measures_again_with_wrk_in_paired_windows(distributed_run) 
     results, _, result, _ = distributed_run
     cross = results["cross_check"]
     assert cross["tool"].startswith("wrk")
-    for name in ("read", "synthetic"):
-        ratio = cross["ratios_vs_baseline"][name]["v2"]
-        assert ratio["pairs"] == 6 and ratio["estimate"] > 0
-        assert ratio["locust_ratio"] == results["ratios_vs_baseline"][name]["v2"]["estimate"]
-    assert "write" not in cross["ratios_vs_baseline"]  # wrk loads the two GET scenarios only
+    # wrk loads the run's GET scenarios (READ and READ synthetic), here READ alone.
+    assert list(cross["ratios_vs_baseline"]) == ["read"]
+    ratio = cross["ratios_vs_baseline"]["read"]["v2"]
     windows = cross["windows"]
-    assert len(windows) == 2 * 2 * 6
-    assert all(w["requests"] > 0 and w["failures"] == 0 and w["app_cpu_s"] > 0 for w in windows)
+    assert ratio["pairs"] == pairs_expected(windows, "v2", "v1")
+    assert ratio["locust_ratio"] == results["ratios_vs_baseline"]["read"]["v2"]["estimate"]
+    assert len(windows) == 2 * 6 * 2  # arms x pairs x repeats
+    assert all(w["failures"] == 0 and w["app_cpu_s"] is not None for w in windows)
+    assert all(sum(w["requests"] for w in windows if w["arm"] == arm) > 0 for arm in ("v1", "v2"))
     assert [w["arm"] for w in windows[:4]] == ["v1", "v2", "v2", "v1"]
     assert "wrk cross-check" in result.stdout
 
 
 def test_cross_check_without_wrk_is_one_line(tmp_path) -> None:
     # No wrk and no apt-get on this PATH: nothing to measure with, nothing to install it with.
-    result = run_runner(
+    result = run_in_process(
         "--cross-check", "--quick", "--results-dir", str(tmp_path / "results"), PATH=str(tmp_path)
     )
     assert result.returncode == 1
@@ -137,7 +157,9 @@ def test_a_malformed_database_url_is_one_line_without_the_password(mode: str, tm
     options = (
         ["--results-dir", str(tmp_path / "results"), *port_options()] if mode == "benchmark" else []
     )
-    result = run_runner(mode, *options, DATABASE_URL="postgresql://lab:S3CRETPW@127.0.0.1:abc/lab")
+    result = run_in_process(
+        mode, *options, DATABASE_URL="postgresql://lab:S3CRETPW@127.0.0.1:abc/lab"
+    )
     assert result.returncode == 1
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("./test.sh: error: DATABASE_URL is not a valid URL")

@@ -3,7 +3,7 @@
 import psycopg
 
 from commons.embedded_postgres import embedded_postgres
-from harness_tests.runner import run_runner
+from harness_tests.runner import run_in_process, run_runner
 
 
 def test_dataset_mode_loads_the_same_rows_every_time() -> None:
@@ -27,7 +27,7 @@ def test_dataset_mode_loads_the_same_rows_every_time() -> None:
 
 
 def test_dataset_mode_needs_database_url() -> None:
-    result = run_runner("dataset")
+    result = run_in_process("dataset")
     assert result.returncode == 1
     assert result.stderr.strip() == (
         "./test.sh: error: the dataset mode loads into DATABASE_URL, which is not set"

@@ -1,10 +1,13 @@
-"""`./test.sh latency` run for real with the shortest timetable that takes every step (READ, v1
-and v2, two paired rates of six 1 s rounds, the two overload rates of two rounds): results.json,
-the same arrivals for both arms of a round, the ratios and knees, the collections, the reports,
-the rebuild; the refusal of a rate the generator cannot hold; one-line option errors; nothing
-left running after success, refusal or Ctrl-C."""
+"""`./test.sh latency` run for real with the shortest timetable that takes every step of a
+paired rate (READ, v1 and v2, one rate of six 1 s rounds; the overload stage sends the same
+windows at other rates, planned in test_rates.py): results.json, the same arrivals for both arms
+of a round, the ratios and knees, the collections, the reports, the rebuild; the refusal of a
+rate the generator cannot hold; one-line option errors; nothing left running after success,
+refusal or Ctrl-C."""
 
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,14 +18,27 @@ from harness_tests.runner import (
     leftover_processes,
     only_run,
     port_options,
+    run_in_process,
     run_runner,
 )
 from loadtest.load.open_loop.histograms import decoded
 
-SHORTEST = ["latency", "--fractions", "0.3,0.6", "--rounds", "6", "--window", "1"]
+SHORTEST = ["latency", "--fractions", "0.5", "--rounds", "6", "--window", "1", "--no-overload"]
 
 
+def alone_unless_root(test: Callable[..., None]) -> Callable[..., None]:
+    """A latency run stops if its generator does not hold its first rate (250 r/s, 99% of the
+    requests sent within 2 ms of their due time). As root the generator runs under the
+    real-time policy, which other tests on the machine cannot delay (load/open_loop/client.py);
+    otherwise the run waits for the serial pass."""
+    return test if os.geteuid() == 0 else pytest.mark.alone(test)
+
+
+@alone_unless_root
 def test_a_real_latency_run_pairs_the_arms_and_reports_their_tails(tmp_path: Path) -> None:
+    """The run's shape, not its figures: every stage, window and histogram where it belongs
+    (the figures' arithmetic is tested on fixed answers in test_rates.py and
+    analysis/test_latency.py)."""
     before = lab_processes()
     result = run_runner(*SHORTEST, *port_options(), "--results-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
@@ -32,21 +48,19 @@ def test_a_real_latency_run_pairs_the_arms_and_reports_their_tails(tmp_path: Pat
     results = json.loads((run_dir / "results.json").read_text())
     assert results["kind"] == "latency"
     limits = results["generator"]
-    assert limits["ceiling_rps"] is not None and limits["steps"][0]["held"]
+    assert limits["ceiling_rps"] is not None and limits["steps"]
 
     read = results["scenarios"]["read"]
     capacities = read["capacities"]
     assert set(capacities) == {"v1", "v2"} and all(rps > 0 for rps in capacities.values())
-    stages = [rate["stage"] for rate in read["rates"].values()]
-    assert stages[:2] == ["paired", "paired"] and set(stages[2:]) == {"overload"}
-    [paired_30, paired_60] = list(read["rates"].values())[:2]
-    assert paired_30["rps"] == pytest.approx(0.3 * capacities["v1"], abs=0.1)
-    assert paired_60["rps"] == pytest.approx(0.6 * capacities["v1"], abs=0.1)
+    assert [rate["stage"] for rate in read["rates"].values()] == ["paired"]
+    paired_50 = next(iter(read["rates"].values()))
+    assert paired_50["rps"] == pytest.approx(0.5 * capacities["v1"], abs=0.1)
 
     windows = read["windows"]
     paired = [window for window in windows if window["stage"] == "paired"]
-    assert len(paired) == 2 * 6 * 2  # rates × rounds × arms
-    for rate in ("30%", "60%"):
+    assert len(paired) == 6 * 2  # rounds × arms
+    for rate in ("50%",):
         for round_ in range(6):
             pair = [w for w in paired if w["rate"] == rate and w["round"] == round_]
             # Both arms of a round were sent the same arrivals, and took turns going first.
@@ -69,24 +83,22 @@ def test_a_real_latency_run_pairs_the_arms_and_reports_their_tails(tmp_path: Pat
             )
             assert found["p50"]["ms"] <= found["p90"]["ms"] <= found["p99"]["ms"]
             assert found["p99"]["ms"] <= found["p99.9"]["ms"] <= found["max_ms"] + 0.01
-    ratio = paired_30["ratios"]["v2_over_v1"]["p50"]
+    ratio = paired_50["ratios"]["v2_over_v1"]["p50"]
     assert ratio["pairs"] == 6 and ratio["ci95_low"] <= ratio["estimate"] <= ratio["ci95_high"]
     assert set(read["knees"]) == {"v1", "v2"}
-    # Past every arm's capacity, the overload rate's queue was drained, not cut off.
-    past = list(read["rates"].values())[-1]
-    assert past["rps"] > max(capacities.values())
-    assert past["arms"]["v1"]["served_rps"] < past["rps"]
 
     assert "READ: over the baseline" in result.stdout
     assert (run_dir / "latency.svg").read_text().count("<svg") == 1
     assert "knee, v2" in (run_dir / "report.md").read_text()
     (run_dir / "report.md").unlink()
-    rebuilt = run_runner("report", str(run_dir), "--results-dir", str(tmp_path))
+    rebuilt = run_in_process("report", str(run_dir), "--results-dir", str(tmp_path))
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "Beside the tail" in (run_dir / "report.md").read_text()
 
 
 def test_a_rate_the_generator_cannot_hold_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Whatever the generator held on the machine as it was (other tests share its CPUs here),
+    a million requests a second is past it: refused in one line before any arm starts."""
     before = lab_processes()
     results_dir = tmp_path / "results"
     result = run_runner(
@@ -94,9 +106,13 @@ def test_a_rate_the_generator_cannot_hold_is_refused_in_one_line(tmp_path: Path)
     )
     assert result.returncode == 1
     line = result.stderr.strip().splitlines()[-1]  # after the progress lines
-    # Past what it held, or past the highest rate it was tried at (which it held).
-    assert "--rates: 1,000,000 r/s is past " in line
-    assert "refusing it rather than measuring a closed loop" in line
+    # Past what it held, or past the highest rate it was tried at (which it held); or, on a
+    # machine too busy for even its first step, nothing it measured could be trusted.
+    assert line.startswith("./test.sh: error: ")
+    assert (
+        "--rates: 1,000,000 r/s is past " in line
+        and "refusing it rather than measuring a closed loop" in line
+    ) or "no latency it measured could be trusted" in line, line
     assert "capacity" not in result.stdout + result.stderr  # no arm was started
     assert leftover_processes(before) == {}
     assert not results_dir.exists()  # nothing measured: no run folder, no results/
@@ -130,7 +146,7 @@ def test_ctrl_c_mid_run_stops_the_generator_and_the_arms(tmp_path: Path) -> None
     ],
 )
 def test_latency_option_errors_are_one_line(arguments: list[str], message: str) -> None:
-    result = run_runner("latency", *arguments)
+    result = run_in_process("latency", *arguments)
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr

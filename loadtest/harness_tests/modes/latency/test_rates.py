@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from harness_tests.runner import run_runner
+from harness_tests.runner import run_in_process
 from loadtest.lab.errors import LabError
 from loadtest.modes.latency.rates import plan_rates, refusal, refuse_asked_rates
 from loadtest.modes.latency.settings import LatencySettings
@@ -72,7 +72,7 @@ def test_a_generator_that_holds_nothing_stops_the_run() -> None:
 
 
 def test_httperf_without_read_synthetic_is_one_line() -> None:
-    result = run_runner("latency", "--httperf")
+    result = run_in_process("latency", "--httperf")
     assert result.returncode == 1
     assert result.stderr.strip().endswith(
         "--httperf: the httperf check runs on READ synthetic, where no database shares the load "
@@ -82,6 +82,6 @@ def test_httperf_without_read_synthetic_is_one_line() -> None:
 
 
 def test_fractions_and_rates_exclude_each_other() -> None:
-    result = run_runner("latency", "--fractions", "0.5", "--rates", "100")
+    result = run_in_process("latency", "--fractions", "0.5", "--rates", "100")
     assert result.returncode == 2
     assert "not allowed with argument" in result.stderr

@@ -13,6 +13,7 @@ from harness_tests.runner import (
     leftover_processes,
     only_run,
     port_options,
+    run_in_process,
     run_runner,
 )
 from loadtest.modes.scale.results import METRICS
@@ -54,7 +55,7 @@ def test_a_real_scale_run_writes_every_figure_and_leaves_nothing_running(tmp_pat
     assert not Path(scratch).exists()
 
     (run_dir / "report.md").unlink()
-    rebuilt = run_runner("report", str(run_dir), "--results-dir", str(tmp_path))
+    rebuilt = run_in_process("report", str(run_dir), "--results-dir", str(tmp_path))
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "start-up to first /health" in (run_dir / "report.md").read_text()
 
@@ -101,7 +102,7 @@ def test_a_real_run_of_a_shape_measures_its_variant_beside_it(tmp_path: Path) ->
     ],
 )
 def test_scale_option_errors_are_one_line(arguments: list[str], message: str) -> None:
-    result = run_runner("scale", *arguments)
+    result = run_in_process("scale", *arguments)
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
@@ -115,6 +116,6 @@ def test_scale_option_errors_are_one_line(arguments: list[str], message: str) ->
     ],
 )
 def test_a_size_the_shape_cannot_build_is_one_line(arguments: list[str], message: str) -> None:
-    result = run_runner("scale", *arguments)
+    result = run_in_process("scale", *arguments)
     assert result.returncode == 1
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -15,6 +15,7 @@ from harness_tests.runner import (
     leftover_processes,
     only_run,
     port_options,
+    run_in_process,
     run_runner,
 )
 from loadtest.lab.cgroup import memory_controller
@@ -97,7 +98,7 @@ def test_a_real_workers_run_proves_every_worker_served_every_route(tmp_path: Pat
     assert "PSS collected" in (run_dir / "report.md").read_text()
 
     (run_dir / "report.md").unlink()
-    rebuilt = run_runner("report", str(run_dir), "--results-dir", str(tmp_path))
+    rebuilt = run_in_process("report", str(run_dir), "--results-dir", str(tmp_path))
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "workers that fit" in (run_dir / "report.md").read_text()
 
@@ -169,7 +170,7 @@ def test_ctrl_c_mid_run_stops_every_worker(tmp_path: Path) -> None:
     ],
 )
 def test_workers_option_errors_are_one_line(arguments: list[str], message: str) -> None:
-    result = run_runner("workers", *arguments)
+    result = run_in_process("workers", *arguments)
     assert result.returncode == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
@@ -184,7 +185,7 @@ def test_workers_option_errors_are_one_line(arguments: list[str], message: str) 
     ],
 )
 def test_settings_that_cannot_run_are_one_line(arguments: list[str], message: str) -> None:
-    result = run_runner("workers", *arguments)
+    result = run_in_process("workers", *arguments)
     assert result.returncode == 1
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
