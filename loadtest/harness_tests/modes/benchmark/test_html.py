@@ -37,6 +37,18 @@ def test_report_html_is_one_self_contained_page(tmp_path: Path) -> None:
     assert (tmp_path / "ratios.svg").read_text().startswith("<svg")
 
 
+def test_the_host_fields_of_a_results_file_are_text_not_markup(tmp_path: Path) -> None:
+    """Issue 53: a results.json with a script in its host's cores and memory ran it when its
+    report was rebuilt and opened (every other field was escaped)."""
+    results = three_arm_results()
+    attack = "<script>document.title='owned'</script>"
+    for field in ("cores", "cores_available", "memory_gib"):
+        results["host"][field] = attack
+    html = write_html_report(tmp_path, results).read_text()
+    assert "<script" not in html
+    assert html.count("&lt;script&gt;document.title=&#x27;owned&#x27;&lt;/script&gt;") == 3
+
+
 def test_report_mode_rebuilds_a_run_and_compares_two(tmp_path: Path) -> None:
     first, second = tmp_path / "20260101T000000Z", tmp_path / "20260102T000000Z"
     for run_dir, results in ((first, build(steady_runs())), (second, three_arm_results())):

@@ -151,8 +151,9 @@ where it was measured). ⚠: see the flags.</p>
 {html_table(["setting", "value"], settings_rows(results))}
 {versions_section}
 <h2>Host</h2>
-<p>{escape(host["cpu_model"])}, {host["cores"]} cores ({host["cores_available"]} available),
-{host["memory_gib"]} GiB, {escape(host["os"])}, {escape(interpreter_text(host))}.</p>
+<p>{escape(host["cpu_model"])}, {escape(str(host["cores"]))} cores
+({escape(str(host["cores_available"]))} available), {escape(str(host["memory_gib"]))} GiB,
+{escape(host["os"])}, {escape(interpreter_text(host))}.</p>
 """
     return page(f"{' vs '.join(arms)} — {kind} report", body)
 
