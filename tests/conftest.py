@@ -73,7 +73,9 @@ def running_apps(server_url: str) -> Iterator[dict[str, RunningApp]]:
         for app_name in APP_NAMES:
             database = f"{TEST_DATABASE_PREFIX}_app_{app_name}"
             apps[app_name] = start_app(
-                app_name, recreate_database(server_url, database), 60, PATIENT_CLIENT_FLOORS
+                app_name,
+                recreate_database(server_url, database),
+                extra_environment=PATIENT_CLIENT_FLOORS,
             )
         yield apps
     finally:
