@@ -91,17 +91,28 @@ def schemas_diff(tmp_path: Path) -> str:
     return "\n".join(difflib.unified_diff(before, after, BEFORE, AFTER, lineterm=""))
 
 
-pytestmark = pytest.mark.skipif(not BUMP_PYDANTIC.exists(), reason="bump-pydantic is missing")
+pytestmark = [
+    pytest.mark.skipif(not BUMP_PYDANTIC.exists(), reason="bump-pydantic is missing"),
+    pytest.mark.xdist_group("test_bump_pydantic"),  # one worker, so `bumped` is made once
+]
 
 
-def test_its_diff_of_the_schemas_is_the_one_docs_migration_shows(tmp_path: Path) -> None:
-    bump(tmp_path, halfway=False)
+@pytest.fixture(scope="module")
+def bumped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """app_v1 as spelt for Pydantic 1, through bump-pydantic once for the tests that only read
+    its output (the folder holding `before/` and the bumped `app_v1/`)."""
+    parent = tmp_path_factory.mktemp("bumped")
+    bump(parent, halfway=False)
+    return parent
+
+
+def test_its_diff_of_the_schemas_is_the_one_docs_migration_shows(bumped: Path) -> None:
     shown = re.findall(r"```diff\n(.*?)\n```", MIGRATION_PAGE.read_text(), flags=re.DOTALL)
-    assert schemas_diff(tmp_path) in shown
+    assert schemas_diff(bumped) in shown
 
 
-def test_it_converts_the_config_and_leaves_the_validators_and_the_calls(tmp_path: Path) -> None:
-    package = bump(tmp_path, halfway=False)
+def test_it_converts_the_config_and_leaves_the_validators_and_the_calls(bumped: Path) -> None:
+    package = bumped / "app_v1"
     schemas = (package / "schemas.py").read_text()
     # Done: both `class Config: orm_mode = True` became model_config.
     assert schemas.count("model_config = ConfigDict(from_attributes=True)") == 2
@@ -117,12 +128,11 @@ def test_it_converts_the_config_and_leaves_the_validators_and_the_calls(tmp_path
     # Left: the other modules, whose Pydantic 1 calls (parse_obj, construct, .json()) it does
     # not touch.
     for name in ("serialization.py", "main.py"):
-        assert (package / name).read_text() == (tmp_path / "before" / name).read_text(), name
+        assert (package / name).read_text() == (bumped / "before" / name).read_text(), name
 
 
-def test_its_output_runs_on_pydantic_2_with_deprecations_and_one_break(tmp_path: Path) -> None:
-    bump(tmp_path, halfway=False)
-    out = run_under("v2", tmp_path)
+def test_its_output_runs_on_pydantic_2_with_deprecations_and_one_break(bumped: Path) -> None:
+    out = run_under("v2", bumped)
     deprecations = int(re.search(r"deprecations (\d+)", out).group(1))  # type: ignore[union-attr]
     assert deprecations >= 4  # one per remaining validator, and allow_reuse
     assert "validated True" in out  # the always=True validator still computes is_published

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from commons.arms import ARMS
 from tests.app_processes import APP_NAMES, REPOSITORY_ROOT, RunningApp
 
 FUZZING = REPOSITORY_ROOT / "tests" / "fuzzing"
@@ -18,6 +19,16 @@ SEED = 20261123
 # per operation are set in tests/fuzzing/schemathesis.toml. Each arm's seed is SEED plus its
 # place in APP_NAMES: fixed, so a failure reproduces, and different, so the routes every arm
 # shares (commons) meet other cases in each.
+# The coverage phase (every bound and type of every parameter, the same cases whatever the
+# seed: 9 s of an arm's 22) runs once per app package, on the first arm that serves it (v1,
+# v2); an arm serving the same code under other packages (v1-shim, v2-latest) gets the fuzzing
+# and stateful phases, with its own seed.
+
+
+def phases(arm: str) -> str:
+    """Every phase on the first arm of each app package; no coverage phase on its twins."""
+    first_of_its_code = next(name for name in APP_NAMES if ARMS[name].package == ARMS[arm].package)
+    return "examples,coverage,fuzzing,stateful" if arm == first_of_its_code else "fuzzing,stateful"
 
 
 def schemathesis_command(app: RunningApp) -> list[str]:
@@ -29,6 +40,8 @@ def schemathesis_command(app: RunningApp) -> list[str]:
         str(FUZZING / "schemathesis.toml"),
         "run",
         f"{app.base_url}/openapi.json",
+        "--phases",
+        phases(app.name),
         "--checks",
         "all",
         "--seed",
@@ -64,3 +77,11 @@ def test_schemathesis_finds_nothing_but_pinned_differences(app: RunningApp) -> N
     # One string, which pytest prints whole (a tuple would be cut to a line).
     assert result.returncode == 0, f"{result.stdout[-20_000:]}\n{result.stderr[-2_000:]}"
     assert "Test cases:" in result.stdout, result.stdout[-2_000:]
+
+
+def test_the_coverage_phase_runs_once_for_each_app_package() -> None:
+    covered = [arm for arm in APP_NAMES if "coverage" in phases(arm)]
+    assert sorted(ARMS[arm].package for arm in covered) == sorted(
+        {a.package for a in ARMS.values()}
+    )
+    assert all("fuzzing,stateful" in phases(arm) for arm in APP_NAMES)
