@@ -58,9 +58,18 @@ hold_the_machine() {
       "off this machine (see ./test.sh --help)" >&2
     exit 1
   fi
+  # A symlink at the lock's name is refused, never followed: in a world-writable folder such as
+  # /tmp another local user could plant one, and the holder's line below would be written
+  # through it into whatever file it names (issue 53).
+  if [ -L "$RUN_LOCK_FILE" ]; then
+    echo "./test.sh: error: the run lock $RUN_LOCK_FILE is a symlink (to" \
+      "$(readlink "$RUN_LOCK_FILE")), which the lab never follows; remove it, or set" \
+      "LAB_RUN_LOCK_FILE to another path for every run (see ./test.sh --help)" >&2
+    exit 1
+  fi
   # Created world-writable and opened read-only (flock needs no more): another user's runs lock
   # and name themselves in the same file.
-  [ -e "$RUN_LOCK_FILE" ] || (umask 000 && : >>"$RUN_LOCK_FILE") 2>/dev/null || true
+  [ -e "$RUN_LOCK_FILE" ] || (umask 000 && set -o noclobber && : >"$RUN_LOCK_FILE") 2>/dev/null || true
   if ! { exec 9<"$RUN_LOCK_FILE"; } 2>/dev/null; then
     echo "./test.sh: error: cannot open the run lock $RUN_LOCK_FILE; make it readable, or" \
       "set LAB_RUN_LOCK_FILE to another path for every run (see ./test.sh --help)" >&2
@@ -72,7 +81,9 @@ hold_the_machine() {
     exit 1
   fi
   # dd's nocreat: a file another user created in /tmp cannot be opened for creation
-  # (fs.protected_regular), only for writing. Without it the refusal says less, nothing worse.
+  # (fs.protected_regular), only for writing. Its nofollow (O_NOFOLLOW): a symlink planted after
+  # the check above is not written through either. Without the line the refusal says less,
+  # nothing worse.
   printf '%s\t%s\t%s\t%s\n' "$$" "$mode" "$(pwd -P)" "$(date -u +%H:%M:%S)" \
-    | dd of="$RUN_LOCK_FILE" conv=nocreat status=none 2>/dev/null || true
+    | dd of="$RUN_LOCK_FILE" conv=nocreat oflag=nofollow status=none 2>/dev/null || true
 }

@@ -125,6 +125,27 @@ def test_the_lock_free_modes_are_the_registrys() -> None:
     }
 
 
+def test_a_lock_planted_as_a_symlink_is_refused_and_its_target_left_alone(tmp_path) -> None:
+    """Issue 53: the default lock is a fixed name in /tmp; a symlink planted there by another
+    user must not get a file of root's (here a stand-in) truncated and written."""
+    target = tmp_path / "bashrc"
+    target.write_text("mine\n")
+    lock = tmp_path / "lab.lock"
+    lock.symlink_to(target)
+    shell = subprocess.run(
+        ["bash", "-c", f'source "{LOCK_SCRIPT}"; hold_the_machine benchmark'],
+        env={**os.environ, "LAB_RUN_LOCK_FILE": str(lock)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert shell.returncode == 1
+    refusal = f"./test.sh: error: the run lock {lock} is a symlink (to {target})"
+    assert shell.stderr.startswith(refusal)
+    assert shell.stderr.count("\n") == 1
+    assert target.read_text() == "mine\n" and lock.is_symlink()
+
+
 def test_a_second_run_is_refused_naming_the_first_which_finishes_intact(tmp_path) -> None:
     lock = (tmp_path / "run.lock").resolve()
     first = start_lab("micro", "--quick", "--results-dir", str(tmp_path / "first"), lock=lock)

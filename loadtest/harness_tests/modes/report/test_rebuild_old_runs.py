@@ -49,3 +49,25 @@ def test_report_rebuilds_every_report_and_the_same_report_md(kind: str, tmp_path
     assert {path.name for path in run_dir.iterdir()} == {"results.json"} | REBUILT[kind]
     rebuilt = (run_dir / "report.md").read_text()
     assert rebuilt == (FIXTURES / kind / "report.md").read_text()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_report_replaces_planted_symlinks_and_never_writes_through_them(
+    kind: str, tmp_path: Path
+) -> None:
+    """Issue 53: every report `report` writes, planted beforehand as a symlink to a file outside
+    the run folder, is replaced by a file of its own; the file outside keeps its text."""
+    run_dir = tmp_path / kind
+    run_dir.mkdir()
+    shutil.copy(FIXTURES / kind / "results.json", run_dir / "results.json")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in REBUILT[kind]:
+        (outside / name).write_text("keep me\n")
+        (run_dir / name).symlink_to(outside / name)
+    assert main(["report", str(run_dir)]) == 0
+    for name in REBUILT[kind]:
+        assert not (run_dir / name).is_symlink() and (run_dir / name).stat().st_size > 0, name
+        assert (outside / name).read_text() == "keep me\n", name
+    assert (run_dir / "report.md").read_text() == (FIXTURES / kind / "report.md").read_text()
+    assert not [path.name for path in run_dir.iterdir() if path.name.startswith(".")]

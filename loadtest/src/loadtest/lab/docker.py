@@ -28,6 +28,7 @@ import psutil
 from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, prepare_schema
 from loadtest.lab.errors import LabError
+from loadtest.lab.files import write_text_safely
 from loadtest.lab.interpreter import build_facts
 from loadtest.lab.memory import MemoryReading, read_tree_memory
 from loadtest.lab.paths import REPOSITORY_ROOT
@@ -260,7 +261,7 @@ def start_docker_stack(
     OVERRIDE.clear()
     if pinning.enabled:
         override = run_dir / "compose.override.json"  # JSON is YAML: both Composes read it
-        override.write_text(json.dumps(measuring_terms(apps, pinning), indent=2) + "\n")
+        write_text_safely(override, json.dumps(measuring_terms(apps, pinning), indent=2) + "\n")
         OVERRIDE.append(override)
         stack.callback(OVERRIDE.clear)
     build(*(ARMS[name].environment for name in apps))
@@ -341,10 +342,7 @@ def stop_container(service: str, container_id: str, log_path: Path) -> None:
     """Stop the app's container, keeping what it printed (as the local harness keeps its log)."""
     compose("stop", service)
     answer = run_docker(["docker", "logs", container_id])
-    try:
-        log_path.write_text(answer.stdout + answer.stderr)
-    except OSError as error:
-        raise LabError(f"cannot write {log_path}: {error.strerror}") from None
+    write_text_safely(log_path, answer.stdout + answer.stderr)
 
 
 def container_memory(container_id: str) -> MemoryReading:

@@ -12,6 +12,7 @@ from typing import Any
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.cpu import TreeCpu, busy_seconds, cpu_seconds_between, read_tree_cpu
 from loadtest.lab.errors import LabError
+from loadtest.lab.files import write_text_safely
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.services import log_tail
@@ -86,7 +87,7 @@ def run_schedule(
     launched = time.time()
     schedule = build(launched + locust_start_s(settings))
     schedule_path = prefix.with_name(f"{prefix.name}.schedule.json")
-    schedule_path.write_text(schedule.to_json())
+    write_text_safely(schedule_path, schedule.to_json())
     plan_path = prefix.with_name(f"{prefix.name}.plan.json")
     write_slot_loads(plan_path, loads)
     duration_s = math.ceil(schedule.end - launched + locust_tail_s(settings))

@@ -9,6 +9,7 @@ from typing import Any
 
 from loadtest.lab.apps import lab_service
 from loadtest.lab.arms import ARMS, baseline_of, comparisons
+from loadtest.lab.files import write_text_safely
 from loadtest.lab.services import Service
 
 # In a scenario's body, the arm's name: each arm writes rows of its own, so the rows an arm
@@ -153,14 +154,15 @@ class SlotLoad:
 
 
 def write_slot_loads(path: Path, loads: dict[str, SlotLoad]) -> None:
-    path.write_text(
+    write_text_safely(
+        path,
         json.dumps(
             {
                 slot: {"request": load.request.as_dict(), "users": load.users}
                 for slot, load in loads.items()
             },
             indent=1,
-        )
+        ),
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from loadtest.lab.errors import LabError
+from loadtest.lab.files import write_text_safely
 from loadtest.load.slots import Slot
 
 SCHEMA_VERSION = 5
@@ -48,7 +49,7 @@ def write_results(run_dir: Path, kind: str, results: dict[str, Any]) -> dict[str
     """Writes results.json; returns what it wrote (what the reports read, as they would read
     the file)."""
     document = as_document(kind, results)
-    (run_dir / "results.json").write_text(json.dumps(document, indent=2) + "\n")
+    write_text_safely((run_dir / "results.json"), json.dumps(document, indent=2) + "\n")
     return document
 
 

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from loadtest.lab.errors import LabError
+from loadtest.lab.files import write_text_safely
 
 
 @dataclass
@@ -70,10 +71,10 @@ def write_reports_into(
     """report.md, report.html (when the mode has one) and its charts as SVG files beside them
     (e.g. for the README); returns the reports written."""
     written = [run_dir / "report.md"]
-    written[0].write_text(markdown)
+    write_text_safely(written[0], markdown)
     if html is not None:
         written.append(run_dir / "report.html")
-        written[1].write_text(html)
+        write_text_safely(written[1], html)
     for name, svg in (charts or {}).items():
-        (run_dir / name).write_text(svg)
+        write_text_safely((run_dir / name), svg)
     return written

@@ -8,6 +8,6 @@ class CalibrationUser(FastHttpUser):
 
     @task
     def read_trivial(self) -> None:
-        with self.client.get("/", catch_response=True) as response:
+        with self.client.get("/", catch_response=True, allow_redirects=False) as response:
             if response.status_code != 200:
                 response.failure(f"status {response.status_code}")

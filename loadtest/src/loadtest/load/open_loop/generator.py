@@ -116,6 +116,9 @@ class Generator:
                 target.url,
                 data=target.body,
                 headers=JSON_HEADERS if target.body is not None else None,
+                # A redirect is the answer, checked like any other status: following it would
+                # send load where no file named (issue 53).
+                allow_redirects=False,
             ) as response:
                 content = await response.read()
                 problem = request.problem(response.status, content)

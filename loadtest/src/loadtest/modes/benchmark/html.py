@@ -5,6 +5,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark import charts
 from loadtest.modes.benchmark.tables import (
@@ -163,9 +164,9 @@ def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
     # Drawn once: a single-arm run has no ratio, so no main chart.
     ratio_svg = charts.ratio_chart(results) if comparisons(results) else None
     path = run_dir / "report.html"
-    path.write_text(run_page(results, ratio_svg))
+    write_text_safely(path, run_page(results, ratio_svg))
     if ratio_svg is not None:
-        (run_dir / "ratios.svg").write_text(ratio_svg)
+        write_text_safely(run_dir / "ratios.svg", ratio_svg)
     return path
 
 

@@ -5,6 +5,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.tables import (
@@ -114,5 +115,5 @@ flagged cell.
 {host["memory_gib"]} GiB, {host["os"]}, {interpreter_text(host)}.
 """
     path = run_dir / "report.md"
-    path.write_text(text)
+    write_text_safely(path, text)
     return path

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark import charts
 from loadtest.modes.benchmark.html import run_page
@@ -132,7 +133,7 @@ health path. A ⚠ marks a flagged cell.
 {settings["pinning"]["note"]}.
 """
     path = run_dir / "report.md"
-    path.write_text(text)
+    write_text_safely(path, text)
     return path
 
 
@@ -153,7 +154,7 @@ def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
         )
     )
     path = run_dir / "report.html"
-    path.write_text(run_page(results, ratio_svg, extra))
+    write_text_safely(path, run_page(results, ratio_svg, extra))
     if ratio_svg is not None:
-        (run_dir / "ratios.svg").write_text(ratio_svg)
+        write_text_safely(run_dir / "ratios.svg", ratio_svg)
     return path

@@ -7,6 +7,7 @@ from rich.console import Console
 
 from commons.ladder import BASE_RUNG
 from loadtest.lab.arms import ARMS
+from loadtest.lab.files import write_text_safely
 from loadtest.modes.ladder.results import FLOOR_RUNG, LOAD_BOUND_MARK
 from loadtest.output.text import (
     format_ratio,
@@ -130,5 +131,5 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
     lines += [CAPTION, ""]
     lines += [f"- ⚠ {flag}" for flag in results["flags"]] or ["No flags."]
     path = run_dir / "report.md"
-    path.write_text("\n".join(lines) + "\n")
+    write_text_safely(path, "\n".join(lines) + "\n")
     return path

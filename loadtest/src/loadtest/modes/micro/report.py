@@ -5,6 +5,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.lab.files import write_text_safely
 from loadtest.modes.micro.results import PER_ARM_GROUPS, SHAPES_GROUP, TITLES
 from loadtest.output.text import format_number, format_ratio, markdown_table, print_table
 
@@ -254,5 +255,5 @@ Versions: {versions_line(micro)}.
 
 {chr(10).join(sections)}"""
     path = run_dir / "report.md"
-    path.write_text(text)
+    write_text_safely(path, text)
     return path

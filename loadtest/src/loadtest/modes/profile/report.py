@@ -5,6 +5,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.lab.files import write_text_safely
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.profile.buckets import BUCKETS
 from loadtest.modes.profile.settings import PROFILED_SCENARIOS
@@ -63,7 +64,7 @@ def scenario_title(results: dict[str, Any], scenario: str) -> str:
 
 def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
     path = run_dir / "report.md"
-    path.write_text(report_markdown(results))
+    write_text_safely(path, report_markdown(results))
     return [path]
 
 

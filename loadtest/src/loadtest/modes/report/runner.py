@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.lab.errors import LabError
+from loadtest.lab.files import write_text_safely
 from loadtest.modes.registry import KINDS, mode_of_kind
 from loadtest.output.results_file import read_results
 from loadtest.output.text import print_table
@@ -61,6 +62,6 @@ def compare(run_dirs: tuple[Path, ...], results_dir: Path, console: Console) -> 
     )
     results_dir.mkdir(parents=True, exist_ok=True)
     path = results_dir / f"compare-{runs[0][0]}-vs-{runs[1][0]}.html"
-    path.write_text(comparison_page(runs))
+    write_text_safely(path, comparison_page(runs))
     console.print(f"\nWrote {path}", highlight=False)
     return path
