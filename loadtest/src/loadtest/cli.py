@@ -119,9 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         print(top_help(), end="")
         return 0
     command, arguments = parse(argv)
-    console = Console()
+    # No console markup: what is printed includes labels, commands and paths from files the lab
+    # reads, and "[/oops]" in one must print as it is (issue 53); styles go as rich Text.
+    console = Console(markup=False)
     if not console.is_terminal:
-        console = Console(width=132)  # logs and CI: wide enough that three arms never wrap
+        # Logs and CI: wide enough that three arms never wrap.
+        console = Console(width=132, markup=False)
     # SIGTERM tears down like Ctrl-C does: every `with`/`finally` below runs. SIGINT is set
     # explicitly too: a shell starts background jobs with it ignored, and Ctrl-C must still work.
     for signal_number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # HUP: terminal closed

@@ -116,9 +116,12 @@ def test_runs_without_ratios_draw_no_ratio_chart(tmp_path: Path) -> None:
         ),
         (["{broken}"], "cannot read"),
         (["{mangled}", "{mangled}"], "both arguments are the same run"),
-        (["{mangled}"], "a results.json lacks or mangles a field the report needs"),
+        (
+            ["{mangled}"],
+            "mangled/results.json lacks 'apps' where the lab writes one; was it edited?",
+        ),
         (["{ladder}", "{mangled}"], "is a ladder run: two runs are compared for benchmark runs"),
-        (["{ladder}"], "a results.json lacks or mangles a field the report needs"),
+        (["{ladder}"], "ladder/results.json lacks 'host' where the lab writes one; was it edited?"),
         (["{future}"], "has schema_version 6 and kind 'benchmark'"),
     ],
 )

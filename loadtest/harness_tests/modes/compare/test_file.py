@@ -84,6 +84,15 @@ def test_not_valid_toml_names_the_line_toml_found(tmp_path: Path) -> None:
     assert "line 2" in message
 
 
+def test_a_file_nested_past_the_parser_is_one_line(tmp_path: Path) -> None:
+    """Issue 53: tomllib parses nested arrays by recursion; before, a RecursionError wall."""
+    text = "baseline = " + "[" * 3000 + "]" * 3000 + "\n" + ARMS + SCENARIO
+    assert (
+        failure(tmp_path, text)
+        == f"{tmp_path / 'compare.toml'}: nested too deeply for a compare file"
+    )
+
+
 def test_an_unknown_top_level_key(tmp_path: Path) -> None:
     text = 'baseline = "old"\nbaselines = "new"\n' + ARMS + SCENARIO
     assert failure(tmp_path, text) == (

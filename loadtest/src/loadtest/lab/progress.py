@@ -17,7 +17,7 @@ class ProgressDisplay:
         self.step_seconds = 0.0
         self.step_started = time.monotonic()
         self._progress = Progress(
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),  # labels from files, as they are
             BarColumn(),
             TextColumn("{task.percentage:>3.0f}%"),
             TimeRemainingColumn(),

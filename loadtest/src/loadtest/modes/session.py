@@ -18,6 +18,7 @@ from loadtest.lab.apps import RunningApp, lab_service
 from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, check_configured_url, provide_database
 from loadtest.lab.docker import start_container_app
+from loadtest.lab.errors import LabError
 from loadtest.lab.host import host_facts
 from loadtest.lab.pinning import PAIRED_LOAD_SIDE, PinningPlan, pin_process_tree, plan_pinning
 from loadtest.lab.processes import child_environment, ensure_port_free
@@ -28,7 +29,7 @@ from loadtest.load.paired import PairedSetup
 from loadtest.load.plan import PairedPlan
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.modes.registry import DEFAULT_MODE, Mode, mode_of_kind
-from loadtest.output.results_file import run_header, write_results
+from loadtest.output.results_file import reporting_from, run_header, write_results
 from loadtest.output.run_folder import RunFolder, run_folder
 
 CALIBRATION_S = 8.0  # the load generator against a trivial endpoint, before any arm starts
@@ -209,8 +210,15 @@ class RunSession:
         header = run_header(self.started_at, datetime.now(UTC), self.host)
         assert self.mode.kind is not None  # open_session opens runs of modes that have one
         document = write_results(self.run_dir, self.mode.kind, header | results)
-        written = self.mode.report.write_reports(self.run_dir, document)
-        self.mode.report.print_report(document, self.console)
+        try:
+            with reporting_from(self.run_dir / "results.json"):
+                written = self.mode.report.write_reports(self.run_dir, document)
+                self.mode.report.print_report(document, self.console)
+        except LabError as error:
+            raise LabError(
+                f"{error} (the run's figures are kept in it: fix it, then ./test.sh report "
+                f"{self.run_dir} draws the reports)"
+            ) from None
         names = ["results.json", *(path.name for path in written)]
         self.console.print(
             f"\nWrote {self.run_dir}/{', '.join(names[:-1])} and {names[-1]}", highlight=False

@@ -11,12 +11,16 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")  # no display: draw to files only
+# Labels come from files the lab reads: "$5 vs $10" is text, not mathematics, and a label such as
+# "$\\undefinedcmd{x}$" must not stop a run from drawing its report (issue 53).
+matplotlib.rcParams["text.parse_math"] = False
 
 import matplotlib.pyplot as plt  # noqa: E402 - after choosing the backend
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.legend_handler import HandlerTuple  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import NullFormatter, ScalarFormatter  # noqa: E402
 
 from loadtest.lab.arms import ARMS  # noqa: E402
 
@@ -41,6 +45,18 @@ def colour(arm: str) -> str:
     if arm not in OTHER_ARMS:
         OTHER_ARMS[arm] = OTHER_COLOURS[len(OTHER_ARMS) % len(OTHER_COLOURS)]
     return OTHER_ARMS[arm]
+
+
+def log_scale(ax: Axes, *, x: bool = False, y: bool = False) -> None:
+    """A log axis labelled in plain numbers (1, 10, 100): matplotlib's own log labels are
+    mathematics (10 to the power), which text.parse_math, off above, would print as typed."""
+    if x:
+        ax.set_xscale("log")
+    if y:
+        ax.set_yscale("log")
+    for axis in [ax.xaxis] * x + [ax.yaxis] * y:
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
 
 
 def to_svg(figure: Figure) -> str:

@@ -4,7 +4,8 @@ ci95_high, ci95_half_width, pairs, pair_min, pair_max, flags). Files written by 
 versions of the lab are read by upgrading them in memory, never on disk."""
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -61,12 +62,39 @@ def read_results(run_dir: Path, kinds: tuple[str, ...]) -> dict[str, Any]:
     if not path.is_file():
         raise LabError(f"{run_dir} holds no results.json (is it a run directory?)")
     try:
-        document = json.loads(path.read_text())
+        document = json.loads(path.read_text(), parse_constant=refuse_non_finite)
     except (OSError, ValueError) as error:
         raise LabError(f"cannot read {path}: {error}".splitlines()[0]) from None
+    except RecursionError:
+        raise LabError(f"cannot read {path}: nested too deeply for a results file") from None
     if not isinstance(document, dict):
         raise LabError(f"{path} is not a results file (no JSON object)")
-    return upgrade(document, path, kinds)
+    with reporting_from(path):
+        return upgrade(document, path, kinds)
+
+
+def refuse_non_finite(constant: str) -> float:
+    """NaN and Infinity are not JSON (Python's json reads them): no figure the lab writes is."""
+    raise ValueError(f"{constant} is not a number a results file holds")
+
+
+@contextmanager
+def reporting_from(path: Path | str) -> Iterator[None]:
+    """Around code that reads a results file's figures: a file that is JSON of the right kind
+    but not as the lab wrote it (a field missing, a string where a number goes, a list where a
+    table goes) stops in one line naming the file, not with a traceback (issue 53)."""
+    try:
+        yield
+    except KeyError as error:
+        raise LabError(f"{path} lacks {error} where the lab writes one{EDITED}") from None
+    except (TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as error:
+        detail = str(error).splitlines()[0][:160] if str(error) else type(error).__name__
+        raise LabError(f"{path} holds a value the lab never writes ({detail}){EDITED}") from None
+    except RecursionError:
+        raise LabError(f"{path} is nested too deeply for a results file{EDITED}") from None
+
+
+EDITED = "; was it edited? docs/results.md describes the format"
 
 
 def upgrade(document: dict[str, Any], path: Path, kinds: tuple[str, ...]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from loadtest.analysis.ratio import PairedRatio
 
@@ -156,7 +157,7 @@ def print_table(
 
 def print_flags(console: Console, flags: Sequence[str]) -> None:
     for flag in flags:
-        console.print(f"[bold yellow]⚠ {flag}[/]", highlight=False)
+        console.print(Text(f"⚠ {flag}", style="bold yellow"))
 
 
 def pydantic_heading(versions: dict[str, Any]) -> str:

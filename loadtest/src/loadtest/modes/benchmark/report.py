@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
@@ -30,7 +31,7 @@ def print_report(results: dict[str, Any], console: Console) -> None:
     flags = results["flags"]
     for line in summary_lines(results):
         console.print(line, highlight=False)
-    console.print(f"[bold]{flags_line(results)}[/]", highlight=False)
+    console.print(Text(flags_line(results), style="bold"))
     print_table(
         console,
         header,

@@ -235,6 +235,8 @@ def read_compare_file(path: Path, *, allow_remote: bool = False) -> CompareFile:
         raise FileError(f"{where}: not valid TOML: {error}") from None
     except UnicodeDecodeError:
         raise FileError(f"{path}: not UTF-8 text") from None
+    except RecursionError:  # tomllib parses nested arrays and tables by recursion
+        raise FileError(f"{path}: nested too deeply for a compare file") from None
     reader = Reader(path, text)
     reader.known_keys(document, TOP_KEYS, "")
     options = read_options(reader, document.get("options", {}))

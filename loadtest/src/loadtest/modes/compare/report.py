@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
@@ -31,12 +32,8 @@ def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
 
 
 def print_report(results: dict[str, Any], console: Console) -> None:
-    console.print(f"[bold]Compare: {escape_rich(results['settings']['file'])}[/]", highlight=False)
+    console.print(Text(f"Compare: {results['settings']['file']}", style="bold"))
     print_benchmark_report(results, console)
-
-
-def escape_rich(text: str) -> str:
-    return text.replace("[", r"\[")
 
 
 def arms_rows(results: dict[str, Any]) -> list[list[str]]:

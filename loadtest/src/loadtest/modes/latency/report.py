@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.analysis.limits import HTTPERF_TOLERANCE_MS, HTTPERF_TOLERANCE_SHARE
-from loadtest.output.charts import Axes, Figure, colour, legend_outside, plt, to_svg
+from loadtest.output.charts import Axes, Figure, colour, legend_outside, log_scale, plt, to_svg
 from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.run_folder import write_reports_into
 from loadtest.output.text import (
@@ -354,8 +354,7 @@ def draw_scenario(ax: Axes, results: dict[str, Any], scenario: dict[str, Any]) -
             linewidth=1,
             label="generator started late, p99",
         )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_scale(ax, x=True, y=True)
     ax.set_xlabel("offered rate, requests/s (dotted: each arm's capacity)")
     ax.set_ylabel("latency from due time, ms")
     ax.set_title(scenario["label"])

@@ -8,7 +8,7 @@ from rich.console import Console
 from loadtest.lab.errors import LabError
 from loadtest.modes.losses.examine import EXAMINED_KINDS, Loss, Seen, Verdict, examine, verdict
 from loadtest.modes.registry import KINDS
-from loadtest.output.results_file import read_results
+from loadtest.output.results_file import read_results, reporting_from
 from loadtest.output.text import markdown_table, print_table
 
 HEADER = ("shape", "figure", "measure", "v2 over v1, per run", "what each side took (first run)")
@@ -25,7 +25,8 @@ def show_losses(
         if results["kind"] not in EXAMINED_KINDS:
             skipped.append(f"{name} ({results['kind']})")
             continue
-        seen_by_run[name] = examine(name, results)
+        with reporting_from(run_dir / "results.json"):
+            seen_by_run[name] = examine(name, results)
     if not seen_by_run:
         raise LabError(
             f"none of these runs is of a kind the losses read ({', '.join(EXAMINED_KINDS)}); "

@@ -9,7 +9,7 @@ from rich.console import Console
 from loadtest.lab.errors import LabError
 from loadtest.lab.files import write_text_safely
 from loadtest.modes.registry import KINDS, mode_of_kind
-from loadtest.output.results_file import read_results
+from loadtest.output.results_file import read_results, reporting_from
 from loadtest.output.text import print_table
 
 
@@ -22,8 +22,9 @@ def rebuild(run_dir: Path, console: Console) -> Path:
     results = read_run(run_dir)
     mode = mode_of_kind(results["kind"])
     assert mode is not None  # read_results knows only the registry's kinds
-    written = mode.report.write_reports(run_dir, results)
-    mode.report.print_report(results, console)
+    with reporting_from(run_dir / "results.json"):
+        written = mode.report.write_reports(run_dir, results)
+        mode.report.print_report(results, console)
     if "upgraded_from" in results:
         console.print(
             f"(results.json is schema_version {results['upgraded_from']}: read as version "
@@ -52,7 +53,9 @@ def compare(run_dirs: tuple[Path, ...], results_dir: Path, console: Console) -> 
                 f"{run_dir} is a {results['kind']} run: two runs are compared for benchmark "
                 f"runs only (./test.sh report {run_dir} rebuilds its report)"
             )
-    header, rows = comparison_rows(runs)
+    with reporting_from(" or ".join(str(run_dir / "results.json") for run_dir in run_dirs)):
+        header, rows = comparison_rows(runs)
+        page = comparison_page(runs)
     print_table(
         console,
         header,
@@ -62,6 +65,6 @@ def compare(run_dirs: tuple[Path, ...], results_dir: Path, console: Console) -> 
     )
     results_dir.mkdir(parents=True, exist_ok=True)
     path = results_dir / f"compare-{runs[0][0]}-vs-{runs[1][0]}.html"
-    write_text_safely(path, comparison_page(runs))
+    write_text_safely(path, page)
     console.print(f"\nWrote {path}", highlight=False)
     return path

@@ -13,6 +13,7 @@ from loadtest.output.charts import (
     Axes,
     Figure,
     colour,
+    log_scale,
     plt,
     to_svg,
 )
@@ -194,7 +195,7 @@ def draw_gains(ax: Axes, results: dict[str, Any]) -> None:
             capsize=2,
         )
     ax.axvline(1.0, color="#444444", linewidth=0.9)
-    ax.set_xscale("log")
+    log_scale(ax, x=True)
     ax.set_yticks(
         [row + height * (len(names) - 1) / 2 for row in range(len(cells))],
         [cell["name"] for cell in cells],

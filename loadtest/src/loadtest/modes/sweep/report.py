@@ -14,6 +14,7 @@ from loadtest.output.charts import (
     Figure,
     colour,
     legend_outside,
+    log_scale,
     plt,
     to_svg,
 )
@@ -296,10 +297,7 @@ def draw_cpu_per_post(ax: Axes, results: dict[str, Any], shape: str) -> None:
             color=colour(app),
             label=app,
         )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(ScalarFormatter())
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    log_scale(ax, x=True, y=True)
     ax.set_xlabel("posts")
     ax.grid(color=REFERENCE_COLOUR, linewidth=0.4)
 
