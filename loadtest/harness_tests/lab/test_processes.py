@@ -5,8 +5,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from loadtest.lab import processes
@@ -58,3 +60,62 @@ def test_a_child_started_during_ctrl_c_is_stopped_and_the_interrupt_goes_on(
         signal.signal(signal.SIGINT, before)
     [child] = started
     assert child.poll() is not None  # stopped, not left running
+
+
+def wait_for_pid(path: Path) -> int:
+    for _ in range(200):
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never named a process")
+
+
+def alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_a_child_in_a_session_of_its_own_is_stopped_with_its_parent(tmp_path: Path) -> None:
+    """Issue 53: an arm whose command starts a child with a new session (setsid, a daemon)
+    left it running after the run: the signal to the arm's process group missed it."""
+    pid_file = tmp_path / "escapee.pid"
+    arm = start_process(
+        ["/bin/bash", "-c", f"setsid sleep 300 & echo $! > {pid_file}; sleep 300"],
+        log_path=tmp_path / "arm.log",
+    )
+    escapee = wait_for_pid(pid_file)
+    assert os.getsid(escapee) != os.getsid(arm.pid)  # out of the arm's session and group
+    processes.stop_process(arm)
+    assert not alive(escapee)
+
+
+ORPHANING_RUNNER = """
+import sys, time
+from pathlib import Path
+from loadtest.lab.processes import adopt_orphans, start_process, stop_descendants
+
+adopt_orphans()
+pid_file = Path(sys.argv[1])
+start_process(  # exits at once, leaving its setsid child an orphan
+    ["/bin/bash", "-c", f"setsid sleep 300 & echo $! > {pid_file}"], log_path=Path(sys.argv[2])
+)
+while not pid_file.read_text().strip() if pid_file.exists() else True:
+    time.sleep(0.05)
+stop_descendants()
+"""
+
+
+def test_an_orphan_the_arm_left_is_adopted_and_stopped_at_the_end(tmp_path: Path) -> None:
+    """The arm's process already gone: its setsid child, re-parented to the runner (the child
+    subreaper), is stopped by the runner's last step."""
+    pid_file = tmp_path / "orphan.pid"
+    done = subprocess.run(
+        [sys.executable, "-c", ORPHANING_RUNNER, str(pid_file), str(tmp_path / "arm.log")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not alive(int(pid_file.read_text()))

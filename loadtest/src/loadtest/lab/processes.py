@@ -1,5 +1,7 @@
-"""Child processes the runner owns: started in their own session, always torn down."""
+"""Child processes the runner owns: started in their own session, always torn down, with
+whatever they started, also in a session of its own."""
 
+import ctypes
 import os
 import signal
 import socket
@@ -10,7 +12,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from loadtest.lab.errors import LabError
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def adopt_orphans() -> None:
+    """Make the runner the child subreaper of everything it starts: a process whose parent
+    exits is re-parented to the runner, not to init, and so stays among the runner's
+    descendants, where `stop_process` and `stop_descendants` find it. Linux only; elsewhere
+    (or if refused) nothing changes and stop_process still sweeps what it can see."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def ensure_port_free(port: int, what: str, remedy: str = "or pick another port") -> None:
@@ -118,8 +135,29 @@ def start_process(
     return process
 
 
+def descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def kill_all(processes: list[psutil.Process]) -> None:
+    """SIGKILL each one still alive (psutil checks it is the same process, not a reused PID),
+    then wait until they are gone (psutil reaps those that are the runner's own children, the
+    orphans it adopted)."""
+    for process in processes:
+        try:
+            process.kill()
+        except psutil.Error:
+            continue
+    psutil.wait_procs(processes, timeout=5)
+
+
 def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:
-    """SIGTERM the whole process group, then SIGKILL whatever is left."""
+    """SIGTERM the whole process group, then SIGKILL whatever is left, and every process it
+    started, even one in a session of its own (which the group's signal misses: issue 53)."""
+    started = descendants(process.pid)
     if process.poll() is None:
         try:
             os.killpg(process.pid, signal.SIGTERM)
@@ -135,3 +173,10 @@ def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> Non
         pass
     if process.poll() is None:
         process.wait()
+    kill_all(started)
+
+
+def stop_descendants() -> None:
+    """SIGKILL every process the runner still has below it: its last step, so nothing a run
+    started outlives it (adopt_orphans keeps them below it)."""
+    kill_all(descendants(os.getpid()))
