@@ -6,6 +6,9 @@
 # LAB_RUN_LOCK_FILE moves it (the harness's tests give each test a lock of its own).
 
 RUN_LOCK_FILE="${LAB_RUN_LOCK_FILE:-/tmp/pydantic-v1-v2-lab.lock}"
+# The runner marks what it starts with the lock it held (loadtest/lab/leftovers.py): what a run
+# killed outright leaves is found, and `./test.sh clean` stops it, per lock.
+export LAB_RUN_LOCK_FILE="$RUN_LOCK_FILE"
 # The modes that start nothing and measure nothing: they never need the machine to themselves
 # (modes/registry.py says the same of each mode, and a test holds the two together).
 LOCK_FREE_MODES="report losses"

@@ -45,7 +45,8 @@ def test_port_in_use_is_one_line_and_non_zero(tmp_path) -> None:
     [line] = error_lines(result.stderr)
     assert line == (
         f"./test.sh: error: port {busy_port} (for app_v1) is already in use; stop whatever "
-        "listens there (an earlier ./test.sh?) or move v1 with --port-v1 PORT"
+        "listens there (an earlier ./test.sh? ./test.sh clean stops what a killed run left) or "
+        "move v1 with --port-v1 PORT"
     )
     assert leftover_processes(before) == {}
 

@@ -211,14 +211,25 @@ def test_a_run_killed_with_sigkill_leaves_the_machine_free(tmp_path) -> None:
         assert all(psutil.pid_exists(pid) for pid in orphans)
 
         # The next run gets the machine: the dataset mode takes it, then stops in one line of
-        # its own (no DATABASE_URL), not the refusal.
+        # its own (no DATABASE_URL), not the refusal; before it, a line on what is left.
         next_run = start_lab("dataset", lock=lock)
         _, stderr = finished(next_run, timeout=60)
         assert "another run has this machine" not in stderr
-        assert stderr.strip() == (
+        note, error = stderr.strip().splitlines()
+        assert note.startswith(
+            f"./test.sh: note: an earlier run killed outright left {len(orphans)} processes ("
+        ) and note.endswith("./test.sh clean stops them and removes its data folders")
+        assert error == (
             "./test.sh: error: the dataset mode loads into DATABASE_URL, which is not set"
         )
         assert lock.read_text().startswith(f"{next_run.pid}\tdataset\t")
+
+        # `clean` stops them (stopped with SIGSTOP as they are), and only them.
+        stdout, stderr = finished(start_lab("clean", lock=lock), timeout=60)
+        assert stdout.startswith(f"Stopped {len(orphans)} processes (") and not stderr
+        assert not any(psutil.pid_exists(pid) for pid in orphans)
+        stdout, _ = finished(start_lab("clean", lock=lock), timeout=60)
+        assert stdout == "Nothing an earlier run started is left.\n"
     finally:
         for pid in orphans:  # what the killed run left: ours, by its process id
             try:

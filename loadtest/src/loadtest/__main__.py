@@ -1,15 +1,10 @@
-"""`python -m loadtest`: the runner behind ./test.sh. As its own process, it adopts whatever its
-children start and leave (lab/processes.py), and stops whatever is still below it when it ends,
-however the mode ended: nothing a run started outlives it."""
+"""`python -m loadtest`: the runner behind ./test.sh. It marks itself the owner of whatever it
+starts (lab/leftovers.py), so that what a run killed outright leaves can be found and cleaned."""
 
 import sys
 
 from loadtest.cli import main
-from loadtest.lab.processes import adopt_orphans, stop_descendants
+from loadtest.lab.leftovers import mark_this_run
 
-adopt_orphans()
-try:
-    status = main()
-finally:
-    stop_descendants()
-sys.exit(status)
+mark_this_run()
+sys.exit(main())

@@ -9,6 +9,7 @@ from typing import NoReturn
 from rich.console import Console
 
 from loadtest.lab.errors import LabError, raised_elsewhere
+from loadtest.lab.leftovers import find_leftovers
 from loadtest.modes.options import PROGRAM
 from loadtest.modes.registry import DEFAULT_MODE, MODES, ModeCommand, mode_named
 
@@ -113,12 +114,27 @@ def parse(argv: list[str]) -> tuple[ModeCommand, argparse.Namespace]:
     return MODES[mode].command, build_parser(mode).parse_intermixed_args(arguments_given)
 
 
+def note_leftovers(mode: str) -> None:
+    """Before a mode that needs the machine: one line on what an earlier run killed outright
+    left (its ports may be the ones this run needs), and how to clean it up."""
+    if not MODES[mode].holds_the_machine or mode == "clean":
+        return
+    leftovers = find_leftovers()
+    if leftovers:
+        print(
+            f"{PROGRAM}: note: an earlier run killed outright left {leftovers.summary()}; "
+            f"{PROGRAM} clean stops them and removes its data folders",
+            file=sys.stderr,
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["-h"], ["--help"]):
         print(top_help(), end="")
         return 0
     command, arguments = parse(argv)
+    note_leftovers(split_mode(argv)[0])
     # No console markup: what is printed includes labels, commands and paths from files the lab
     # reads, and "[/oops]" in one must print as it is (issue 53); styles go as rich Text.
     console = Console(markup=False)

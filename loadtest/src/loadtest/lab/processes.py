@@ -1,7 +1,6 @@
 """Child processes the runner owns: started in their own session, always torn down, with
 whatever they started, also in a session of its own."""
 
-import ctypes
 import os
 import signal
 import socket
@@ -16,19 +15,6 @@ import psutil
 
 from loadtest.lab.errors import LabError
 
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
-
-
-def adopt_orphans() -> None:
-    """Make the runner the child subreaper of everything it starts: a process whose parent
-    exits is re-parented to the runner, not to init, and so stays among the runner's
-    descendants, where `stop_process` and `stop_descendants` find it. Linux only; elsewhere
-    (or if refused) nothing changes and stop_process still sweeps what it can see."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
 
 def ensure_port_free(port: int, what: str, remedy: str = "or pick another port") -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -39,7 +25,7 @@ def ensure_port_free(port: int, what: str, remedy: str = "or pick another port")
         except OSError:
             raise LabError(
                 f"port {port} (for {what}) is already in use; stop whatever listens there "
-                f"(an earlier ./test.sh?) {remedy}"
+                f"(an earlier ./test.sh? ./test.sh clean stops what a killed run left) {remedy}"
             ) from None
 
 
@@ -144,8 +130,7 @@ def descendants(pid: int) -> list[psutil.Process]:
 
 def kill_all(processes: list[psutil.Process]) -> None:
     """SIGKILL each one still alive (psutil checks it is the same process, not a reused PID),
-    then wait until they are gone (psutil reaps those that are the runner's own children, the
-    orphans it adopted)."""
+    then wait until they are gone."""
     for process in processes:
         try:
             process.kill()
@@ -155,8 +140,10 @@ def kill_all(processes: list[psutil.Process]) -> None:
 
 
 def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:
-    """SIGTERM the whole process group, then SIGKILL whatever is left, and every process it
-    started, even one in a session of its own (which the group's signal misses: issue 53)."""
+    """SIGTERM the whole process group, then SIGKILL whatever is left, and every process below
+    it when it was asked to stop, even one in a session of its own (which the group's signal
+    misses: issue 53). An orphan whose parent had already exited is found only by the arm's
+    cgroup (lab/services.py)."""
     started = descendants(process.pid)
     if process.poll() is None:
         try:
@@ -174,9 +161,3 @@ def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> Non
     if process.poll() is None:
         process.wait()
     kill_all(started)
-
-
-def stop_descendants() -> None:
-    """SIGKILL every process the runner still has below it: its last step, so nothing a run
-    started outlives it (adopt_orphans keeps them below it)."""
-    kill_all(descendants(os.getpid()))

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from loadtest.lab.cgroup import create_tracking_cgroup
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import MemoryReading, read_tree_memory
 from loadtest.lab.processes import ensure_port_free, start_process, stop_process
@@ -115,13 +116,27 @@ def start_service(
     if service.port is not None:
         ensure_port_free(service.port, service.what)
     launched = time.perf_counter()
-    process = start_process(
-        command or list(service.command),
-        log_path=log_path,
-        cpus=cpus,
-        env={**environment, **dict(service.environment)},
-        cwd=service.cwd,
-    )
+    # Its own cgroup, where one can be made: a process it starts in a session of its own, and
+    # an orphan whose parent already exited, is stopped with it (lab/cgroup.py).
+    tracking = create_tracking_cgroup()
+    try:
+        process = start_process(
+            command or list(service.command),
+            log_path=log_path,
+            cpus=cpus,
+            env={**environment, **dict(service.environment)},
+            cwd=service.cwd,
+            cgroup_procs=tracking.procs_file if tracking else None,
+        )
+    except BaseException:
+        if tracking:
+            tracking.remove()
+        raise
+
+    def stop() -> None:
+        stop_process(process)
+        if tracking:
+            tracking.remove()
 
     def is_alive() -> bool:
         if process.poll() is None:
@@ -136,19 +151,19 @@ def start_service(
             service.base_url + service.health_path, is_alive, timeout_s, service.what, poll_s
         )
     except LabError as error:
-        stop_process(process)
+        stop()
         if "did not answer" in str(error):
             raise LabError(f"{error}; its log ends: {log_tail(log_path)}") from None
         raise
     except BaseException:  # Ctrl-C too: the app runs in its own session and would outlive us
-        stop_process(process)
+        stop()
         raise
     return RunningApp(
         service.name,
         service.base_url,
         versions,
         read_memory=lambda: read_tree_memory(process.pid),
-        stop=lambda: stop_process(process),
+        stop=stop,
         process=process,
         started_s=time.perf_counter() - launched,
         log_path=log_path,

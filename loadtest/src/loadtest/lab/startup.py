@@ -65,6 +65,7 @@ def kill_now(app: RunningApp) -> None:
     except ProcessLookupError:
         pass
     app.process.wait()
+    app.stop()  # the rest: what it started, and its cgroup (lab/services.py)
 
 
 def measure_startup(

@@ -74,6 +74,7 @@ MODES: dict[str, Mode] = {
         Mode("losses", holds_the_machine=False),  # reads results.json too
         Mode("up"),
         Mode("dataset"),
+        Mode("clean"),  # stops what a killed run left: holds the lock, so no run is alive
     )
 }
 DEFAULT_MODE = "benchmark"
