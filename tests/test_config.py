@@ -100,6 +100,7 @@ def test_describe_database_host_never_shows_the_password() -> None:
         ("RATE_WINDOW_SECONDS", "inf", "must be a positive number of seconds"),
         ("MAX_CONNECTIONS", "many", "must be a whole number"),
         ("MAX_PAYLOAD_ROWS", "0", "must be at least 1"),
+        ("MAX_BUILDING_ROWS", "0", "must be at least 1"),
         ("PAYLOAD_WAIT_SECONDS", "-1", "must be a positive number of seconds"),
         ("MAX_UNFINISHED_BODIES", "64", "is no longer read"),
     ],
@@ -127,6 +128,7 @@ def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("MAX_CONNECTIONS", "100")
     monkeypatch.setenv("MAX_PAYLOAD_ROWS", "7")
     monkeypatch.setenv("PAYLOAD_WAIT_SECONDS", "1.5")
+    monkeypatch.setenv("MAX_BUILDING_ROWS", "3")
     settings = load_settings()
     assert settings.database_timeout_s == 2.5
     assert (settings.http_limits.max_header_bytes, settings.http_limits.header_timeout_s) == (
@@ -139,6 +141,7 @@ def test_load_settings_reads_the_limits(monkeypatch: pytest.MonkeyPatch) -> None
     assert (limits.min_upload_rate, limits.min_send_rate, limits.rate_window_s) == (100, 200, 0.5)
     assert limits.max_connections == 100
     assert (settings.max_payload_rows, settings.payload_wait_s) == (7, 1.5)
+    assert settings.max_building_rows == 3
 
 
 # (URL, its password as written, its password as meant). Passwords of letters unlike any word

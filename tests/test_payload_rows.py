@@ -3,10 +3,11 @@ request weighs, and that a request waits for room, gets it when an answer leaves
 refused when none comes in time. (Over HTTP: tests/api/test_hostile_clients.py.)"""
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
-from commons.hardening.payload_rows import PayloadRows, answer_rows
+from commons.hardening.payload_rows import PayloadRows, PayloadRowsMiddleware, answer_rows
 
 
 @pytest.mark.parametrize(
@@ -58,3 +59,54 @@ def test_a_request_waits_for_room_and_is_refused_when_none_comes() -> None:
         return taken, budget.in_flight
 
     assert asyncio.run(waits_then_let_in()) == (True, 20)
+
+
+def test_the_rows_being_built_are_given_back_when_the_answer_starts() -> None:
+    """MAX_BUILDING_ROWS (issue 53): a second 5,000-post request waits while the first is being
+    built, goes in as soon as the first answer starts, not once it has left, and the rows
+    budget is held until then."""
+    events: list[str] = []
+    in_flight: dict[str, int] = {}  # the rows budget's, as each began to be built
+
+    async def scenario() -> tuple[list[str], int]:
+        rows, building = PayloadRows(110_000, 5), PayloadRows(5_000, 5)
+        first_may_start = asyncio.Event()
+
+        async def app(scope: dict, _receive: object, send: Callable) -> None:
+            name = scope["name"]
+            events.append(f"{name} building")
+            in_flight[name] = rows.in_flight
+            if name == "first":
+                await first_may_start.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            if name == "first":
+                await asyncio.sleep(0.05)  # its answer still leaving
+            await send({"type": "http.response.body", "body": b"{}"})
+            events.append(f"{name} sent")
+
+        middleware = PayloadRowsMiddleware(app, rows, building)
+
+        async def request(name: str) -> None:
+            scope = {"type": "http", "method": "GET", "path": "/payloads/flat", "name": name}
+            scope["query_string"] = b"items=5000"
+
+            async def send(_message: dict) -> None:
+                pass
+
+            await middleware(scope, None, send)
+
+        first = asyncio.create_task(request("first"))
+        await asyncio.sleep(0.02)
+        second = asyncio.create_task(request("second"))
+        await asyncio.sleep(0.05)
+        events.append("first may start")
+        first_may_start.set()
+        await asyncio.gather(first, second)
+        return events, rows.in_flight + building.in_flight
+
+    found, left = asyncio.run(scenario())
+    assert found[:3] == ["first building", "first may start", "second building"]
+    assert found.index("second building") < found.index("first sent")
+    # Both hold their rows meanwhile: the first's answer is still leaving.
+    assert in_flight == {"first": 5_000, "second": 10_000}
+    assert left == 0

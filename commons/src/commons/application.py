@@ -66,6 +66,7 @@ def build_app(
     app.add_middleware(
         PayloadRowsMiddleware,
         rows=PayloadRows(settings.max_payload_rows, settings.payload_wait_s),
+        building=PayloadRows(settings.max_building_rows, settings.payload_wait_s),
     )
     add_error_handlers(app)
     return app

@@ -68,6 +68,9 @@ class Settings:
     # commons/hardening/payload_rows.py). Twice the largest answer (5,000 posts x 11 rows).
     max_payload_rows: int = 110_000
     payload_wait_s: float = 5.0
+    # Of those, the rows being built at once, from admission until the answer starts: what
+    # bounds the event loop's serialisation work (MAX_BUILDING_ROWS; the same module).
+    max_building_rows: int = 5_000
 
 
 def parse_database_url(raw_url: str) -> URL:
@@ -211,4 +214,7 @@ def load_settings() -> Settings:
             "MAX_PAYLOAD_ROWS", Settings.max_payload_rows, minimum=1
         ),
         payload_wait_s=_read_positive_seconds("PAYLOAD_WAIT_SECONDS", Settings.payload_wait_s),
+        max_building_rows=_read_positive_int(
+            "MAX_BUILDING_ROWS", Settings.max_building_rows, minimum=1
+        ),
     )

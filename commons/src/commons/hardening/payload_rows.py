@@ -18,6 +18,17 @@ bounded, and the posts routes are untouched (docs/operations.md says so).
 
 The sweep's largest cells send 2 requests at a time (its timetable's MIN_USERS): 110,000 rows
 at most, with 10 comments a post, which the default budget admits at once.
+
+A second, smaller budget bounds the event loop's work (issue 53): the rows being *built*, from
+admission until the answer's first bytes go out (MAX_BUILDING_ROWS). On Pydantic 1, FastAPI
+serialises an answer on the event loop (jsonable_encoder, then json.dumps): about 0.23 s for
+5,000 posts on a 2-vCPU VM, against 0.05 s on Pydantic 2, and the 22 such answers the rows
+budget admits at once ran back to back, holding /health for 5-6 s. 5,000 rows building at once
+(one 5,000-post answer) hold the loop for about 0.16-0.23 s in the Pydantic 1 arms; a comment
+costs about half a post's loop time, so the rows weigh a nested answer on the safe side
+(docs/operations.md has the figures). At 10,000, /health still reached 0.96 s.
+Released once the answer starts, this budget is not held while a slow client reads. One request
+is always let in here too, however large.
 """
 
 import asyncio
@@ -39,6 +50,7 @@ PAYLOADS_PATH = "/payloads/"
 LEAVES_AT_ONCE_BYTES = 64 * 1024
 RETRY_AFTER = (b"retry-after", b"1")
 BUSY_BODY = b'{"detail":"Too many payload rows being answered (MAX_PAYLOAD_ROWS); retry later"}'
+BUILDING_BODY = b'{"detail":"Too many payload rows being built (MAX_BUILDING_ROWS); retry later"}'
 
 
 def answer_rows(path: str, query_string: bytes) -> int:
@@ -88,10 +100,12 @@ class PayloadRows:
             return True
         return False
 
-    async def take(self, rows: int) -> bool:
-        """Take the rows, waiting for room for at most wait_s; False if none came."""
+    async def take(self, rows: int, deadline: float | None = None) -> bool:
+        """Take the rows, waiting for room until `deadline` (the loop's clock; wait_s from now
+        if not given); False if none came."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.wait_s
+        if deadline is None:
+            deadline = loop.time() + self.wait_s
         while not self.take_now(rows):
             waiter = loop.create_future()
             self._waiters.append(waiter)
@@ -114,9 +128,10 @@ class PayloadRows:
 
 
 class PayloadRowsMiddleware:
-    def __init__(self, app: ASGIApp, rows: PayloadRows) -> None:
+    def __init__(self, app: ASGIApp, rows: PayloadRows, building: PayloadRows) -> None:
         self.app = app
         self.rows = rows
+        self.building = building  # the same kind of budget, over the rows being built
 
     async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
         if (
@@ -127,11 +142,25 @@ class PayloadRowsMiddleware:
             await self.app(scope, receive, send)
             return
         rows = answer_rows(scope["path"], scope["query_string"])
-        if not self.rows.take_now(rows) and not await self.rows.take(rows):
+        deadline = asyncio.get_running_loop().time() + self.rows.wait_s
+        if not self.rows.take_now(rows) and not await self.rows.take(rows, deadline):
             await send_json(send, 503, BUSY_BODY, headers=(RETRY_AFTER,))
             return
+        if not self.building.take_now(rows) and not await self.building.take(rows, deadline):
+            self.rows.give_back(rows)
+            await send_json(send, 503, BUILDING_BODY, headers=(RETRY_AFTER,))
+            return
+        built = False
+
+        def done_building() -> None:
+            nonlocal built
+            if not built:
+                built = True
+                self.building.give_back(rows)
 
         async def send_until_it_has_left(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                done_building()  # serialised: the loop's part of the work is over
             if (
                 message["type"] != "http.response.body"
                 or message.get("more_body", False)
@@ -147,4 +176,5 @@ class PayloadRowsMiddleware:
         try:
             await self.app(scope, receive, send_until_it_has_left)
         finally:
+            done_building()
             self.rows.give_back(rows)
