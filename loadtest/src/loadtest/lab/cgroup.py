@@ -56,12 +56,25 @@ TRACKING_COUNT = itertools.count(1)
 
 
 def tracking_root() -> Path | None:
-    """Where tracking cgroups are made: the unified hierarchy (v2), or v1's pids hierarchy."""
+    """Where tracking cgroups are made: below the runner's own cgroup, in the unified hierarchy
+    (v2) or in v1's pids hierarchy, so an arm stays inside whatever limits the runner's cgroup
+    has (a container's, a CI job's). None where neither is mounted."""
     if (CGROUP_ROOT / "cgroup.controllers").exists():
-        return CGROUP_ROOT
-    if (CGROUP_ROOT / "pids" / "cgroup.procs").exists():
-        return CGROUP_ROOT / "pids"
-    return None
+        hierarchy, name = CGROUP_ROOT, ""
+    elif (CGROUP_ROOT / "pids" / "cgroup.procs").exists():
+        hierarchy, name = CGROUP_ROOT / "pids", "pids"
+    else:
+        return None
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return hierarchy
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if (controllers == name == "") or name in controllers.split(","):
+            own = hierarchy / path.lstrip("/")
+            return own if own.is_dir() else hierarchy
+    return hierarchy
 
 
 def create_tracking_cgroup() -> ProcessCgroup | None:
