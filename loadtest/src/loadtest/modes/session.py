@@ -29,7 +29,7 @@ from loadtest.load.paired import PairedSetup
 from loadtest.load.plan import PairedPlan
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.modes.registry import DEFAULT_MODE, Mode, mode_of_kind
-from loadtest.output.results_file import reporting_from, run_header, write_results
+from loadtest.output.results_file import run_header, write_results
 from loadtest.output.run_folder import RunFolder, run_folder
 
 CALIBRATION_S = 8.0  # the load generator against a trivial endpoint, before any arm starts
@@ -211,14 +211,19 @@ class RunSession:
         assert self.mode.kind is not None  # open_session opens runs of modes that have one
         document = write_results(self.run_dir, self.mode.kind, header | results)
         try:
-            with reporting_from(self.run_dir / "results.json"):
-                written = self.mode.report.write_reports(self.run_dir, document)
-                self.mode.report.print_report(document, self.console)
-        except LabError as error:
+            written = self.mode.report.write_reports(self.run_dir, document)
+            self.mode.report.print_report(document, self.console)
+        except (LabError, OSError):
+            raise
+        except Exception as error:  # noqa: BLE001 - a figure the report code cannot draw
+            # The file was just written by this run: what failed is the report code, so the
+            # line says so, and the measured figures are kept.
+            detail = str(error).splitlines()[0][:160] if str(error) else ""
             raise LabError(
-                f"{error} (the run's figures are kept in it: fix it, then ./test.sh report "
-                f"{self.run_dir} draws the reports)"
-            ) from None
+                f"drawing the reports failed ({type(error).__name__}{': ' if detail else ''}"
+                f"{detail}); the run's figures are kept in {self.run_dir}/results.json, and "
+                f"./test.sh report {self.run_dir} draws them again"
+            ) from error
         names = ["results.json", *(path.name for path in written)]
         self.console.print(
             f"\nWrote {self.run_dir}/{', '.join(names[:-1])} and {names[-1]}", highlight=False

@@ -86,10 +86,12 @@ def reporting_from(path: Path | str) -> Iterator[None]:
     try:
         yield
     except KeyError as error:
-        raise LabError(f"{path} lacks {error} where the lab writes one{EDITED}") from None
+        raise LabError(f"{path} lacks {error} where the lab writes one{EDITED}") from error
     except (TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as error:
-        detail = str(error).splitlines()[0][:160] if str(error) else type(error).__name__
-        raise LabError(f"{path} holds a value the lab never writes ({detail}){EDITED}") from None
+        detail = type(error).__name__ + (
+            f": {str(error).splitlines()[0][:160]}" if str(error) else ""
+        )
+        raise LabError(f"{path} holds a value the lab never writes ({detail}){EDITED}") from error
     except RecursionError:
         raise LabError(f"{path} is nested too deeply for a results file{EDITED}") from None
 

@@ -263,6 +263,7 @@ def draw_growth(ax: Axes, scale: dict[str, Any], metric: str, legend: bool = Tru
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(models, [str(count) for count in models])
+    ax.xaxis.set_minor_formatter(NullFormatter())  # matplotlib's own would be mathematics
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
