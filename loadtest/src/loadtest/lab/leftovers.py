@@ -9,6 +9,7 @@ Nothing else on the machine is touched: PostgreSQL servers, apps and locusts sta
 else carry no mark, or the mark of a run still alive."""
 
 import os
+import shutil
 import signal
 import time
 from dataclasses import dataclass
@@ -147,16 +148,10 @@ def stop_leftovers(leftovers: Leftovers) -> list[Path]:
     for folder in leftovers.data_folders:
         for _ in range(20):  # the postmaster's children may still be leaving
             try:
-                remove_tree(folder)
+                if folder.exists():
+                    shutil.rmtree(folder)
                 removed.append(folder)
                 break
             except OSError:
                 time.sleep(0.1)
     return removed
-
-
-def remove_tree(folder: Path) -> None:
-    import shutil
-
-    if folder.exists():
-        shutil.rmtree(folder)
