@@ -179,6 +179,48 @@ def test_steady_ratios_are_not_flagged() -> None:
     assert results["load_generator"]["headroom"] == round(6000.0 / 400.0, 2)
 
 
+def test_the_cost_ratio_stands_beside_the_throughput_ratio() -> None:
+    """Each arm's app CPU per request, paired by round as the r/s are: both arms kept their CPU
+    as busy, so three times the r/s is a third of the CPU per request, and nothing is flagged."""
+    results = build(
+        [make_run("read", steady_rounds(100.0, 300.0))],
+        BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)),
+    )
+    cpu = results["ratios_vs_baseline"]["read"]["v2"]["cpu_per_request"]
+    assert (cpu["estimate"], cpu["pairs"], cpu["ci95_half_width"]) == (0.3333, 8, 0.0)
+    assert results["flags"] == []
+
+
+def test_a_throughput_that_does_not_follow_the_cost_is_flagged() -> None:
+    """Three times the r/s for the same CPU per request: what set the throughput was not the
+    app's own cost (an arm that waited on its database, say)."""
+    run = make_run("read", steady_rounds(100.0, 300.0))
+    run.windows = [
+        replace(record, app_cpu_s=record.app_cpu_s * 3) if record.arm == "v2" else record
+        for record in run.windows
+        if record.app_cpu_s is not None
+    ]
+    results = build([run], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))
+    cpu = results["ratios_vs_baseline"]["read"]["v2"]["cpu_per_request"]
+    assert cpu["estimate"] == 1.0
+    assert results["flags"] == [
+        "READ v2/v1: throughput 3.00x [3.00–3.00] but app CPU per request 1.00x [1.00–1.00] (as "
+        "throughput 1.00x [1.00–1.00]): the throughput did not follow the app's own cost, so "
+        "something else set it (the database, a lock, I/O, or a load that kept the app's CPU "
+        "from being the limit)"
+    ]
+
+
+def test_an_arm_whose_cpu_was_not_read_has_no_cost_ratio() -> None:
+    run = make_run("read", steady_rounds(100.0, 300.0))
+    run.windows = [
+        replace(record, app_cpu_s=None) if record.arm == "v2" else record for record in run.windows
+    ]
+    results = build([run], BenchmarkSettings(apps=TWO_ARMS, scenarios=("read",)))
+    assert results["ratios_vs_baseline"]["read"]["v2"]["cpu_per_request"] is None
+    assert "app CPU per request" not in " ".join(results["flags"])
+
+
 def test_too_few_pairs_for_a_ci_are_flagged() -> None:
     results = build(
         [make_run("read", steady_rounds(100.0, 200.0, rounds=4))],

@@ -125,8 +125,13 @@ def test_the_run_writes_the_benchmarks_results_for_the_files_arms(burn_run) -> N
         assert figures["memory"]["idle_rss_mib"] > 0
         assert figures["scenarios"]["burn"]["windows"] == 8
         assert figures["scenarios"]["burn"]["failures"] == 0
+    # Beside the throughput ratio, the cost ratio: the slow arm burns twice the fast one's CPU
+    # per request, read from each arm's process per window and paired by round.
+    cpu = results["ratios_vs_baseline"]["burn"]["slow"]["cpu_per_request"]
+    assert cpu["pairs"] == 8 and 1.6 < cpu["estimate"] < 2.5, cpu
     report = (run_dir / "report.md").read_text()
     assert "slow" in report and "BURN" in report and "GET /burn" in report
+    assert "| BURN app CPU per request to fast [95% CI] | baseline | 2." in report
     assert "published" not in (run_dir / "report.html").read_text()
     assert leftovers == {}
 
@@ -203,6 +208,8 @@ def test_an_arm_reached_by_url_is_measured_without_its_process(tmp_path: Path) -
     assert slow_figures["memory"]["idle_rss_mib"] is None
     assert slow_figures["scenarios"]["burn"]["app_cpu_ms_per_request"] is None
     assert results["apps"]["fast"]["scenarios"]["burn"]["app_cpu_ms_per_request"] > 0
+    # No CPU of its own read: no cost ratio, and no row for one.
+    assert results["ratios_vs_baseline"]["burn"]["slow"]["cpu_per_request"] is None
     assert results["ratios_vs_baseline"]["burn"]["slow"]["pairs"] == pairs_expected(
         results["windows"], "slow", "fast"
     )

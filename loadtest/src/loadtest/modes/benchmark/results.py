@@ -7,8 +7,8 @@ from typing import Any
 
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
 from loadtest.analysis.limits import AGREEMENT_LIMIT, SATURATION_LIMIT
-from loadtest.analysis.paired_windows import window_ratio, window_ratios
-from loadtest.analysis.ratio import PairedRatio
+from loadtest.analysis.paired_windows import by_pair, window_ratio, window_ratios
+from loadtest.analysis.ratio import SIGNIFICANT_DIGITS, PairedRatio, paired_ratios
 from loadtest.analysis.stats import round_or_none, summarize
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
@@ -16,12 +16,16 @@ from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.output.text import format_ratio
 
 # In READ synthetic the app alone should be the limit: its windows are checked for saturation.
 SATURATION_SCENARIO = "synthetic"
 MEMORY_FIELDS = ("idle", "peak", "after")
 # How a reader gets more pairs, said in the flags of too wide or missing intervals.
 MORE_PAIRS = "add pairs (--pairs, --repeats)"
+# The relative error of a figure written to SIGNIFICANT_DIGITS (4): at most half a unit of the
+# last digit kept.
+ROUNDING = 10.0 ** -(SIGNIFICANT_DIGITS - 1)
 
 
 def median_or_none(values: list[float]) -> float | None:
@@ -47,7 +51,53 @@ def ratio_results(
                     "estimate": round(statistics.median(pairs), 3),
                 }
             )
-    return ratio.as_dict() | {"per_repeat": per_repeat}
+    cpu = cpu_cost_ratio(windows, scenario, arm, reference)
+    return ratio.as_dict() | {
+        "per_repeat": per_repeat,
+        "cpu_per_request": cpu.as_dict() if cpu.pairs else None,
+    }
+
+
+def cpu_cost_ratio(
+    windows: list[WindowRecord], scenario: str, arm: str, reference: str
+) -> PairedRatio:
+    """The arm's app CPU per request over the reference's, paired by round as the r/s are (no
+    pairs where the harness did not read an arm's process: one reached by URL)."""
+    return PairedRatio.from_pairs(
+        paired_ratios(
+            by_pair(windows, scenario, arm, app_cpu_per_request),
+            by_pair(windows, scenario, reference, app_cpu_per_request),
+        )
+    )
+
+
+def app_cpu_per_request(record: WindowRecord) -> float | None:
+    return record.app_cpu_ms_per_request
+
+
+def cost_flags(labelled: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Where the throughput's interval and the reciprocal of the CPU-per-request interval do not
+    overlap, the throughput did not follow the app's own cost: the arm waited on something else
+    (its database, a lock, I/O) or its CPU was not what limited the windows."""
+    flags = []
+    for label, figures in labelled:
+        cpu = figures.get("cpu_per_request")
+        if not cpu or None in (figures["ci95_low"], figures["ci95_high"]):
+            continue
+        if not cpu["ci95_low"] or not cpu["ci95_high"]:
+            continue
+        low, high = 1 / cpu["ci95_high"], 1 / cpu["ci95_low"]
+        # Both sides were written to 4 significant digits: apart by more than that rounding.
+        slack = 1 + ROUNDING
+        if figures["ci95_high"] * slack < low or figures["ci95_low"] > high * slack:
+            flags.append(
+                f"{label}: throughput {format_ratio(figures, mark=False)} but app CPU per request "
+                f"{format_ratio(cpu, mark=False)} (as throughput {1 / cpu['estimate']:.2f}x "
+                f"[{low:.2f}–{high:.2f}]): the throughput did not follow the app's own cost, so "
+                "something else set it (the database, a lock, I/O, or a load that kept the "
+                "app's CPU from being the limit)"
+            )
+    return flags
 
 
 def scenario_results(
@@ -293,17 +343,19 @@ def build_results(
     between: dict[str, dict[str, Any]] = {}  # the extra comparisons, keyed "arm/reference"
     baseline = settings.baseline
     labelled: list[tuple[str, PairedRatio]] = []
+    costs: list[tuple[str, dict[str, Any]]] = []
     for name in settings.scenarios:
         ratios[name], between[name] = {}, {}
         for arm, reference in settings.comparisons:
             figures = ratio_results(windows, name, arm, reference)
             labelled.append((f"{labels[name]} {arm}/{reference}", PairedRatio.from_dict(figures)))
+            costs.append((f"{labels[name]} {arm}/{reference}", figures))
             if reference == baseline:
                 ratios[name][arm] = figures
             else:
                 between[name][f"{arm}/{reference}"] = figures
     interval_flags = ratio_flags(labelled, MORE_PAIRS)
-    flags += interval_flags
+    flags += cost_flags(costs) + interval_flags
     cross_check = None
     if cross_check_tool is not None:
         cross_check, cross_check_flags = cross_check_results(

@@ -139,6 +139,20 @@ def table_rows(
                     ),
                 ]
             )
+            if any(figures.get("cpu_per_request") for figures in ratios.values()):
+                rows.append(
+                    [
+                        f"{label} app CPU per request to {baseline} [95% CI]",
+                        *(
+                            "baseline"
+                            if arm == baseline
+                            else format_ratio(
+                                (ratios.get(arm) or {}).get("cpu_per_request"), mark=False
+                            )
+                            for arm in arms
+                        ),
+                    ]
+                )
             cross_check = (results.get("cross_check") or {}).get("ratios_vs_baseline", {})
             if name in cross_check:
                 rows.append(
