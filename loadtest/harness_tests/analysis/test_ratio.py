@@ -41,10 +41,27 @@ def test_every_results_file_spells_a_ratio_the_same_way() -> None:
         "pairs",
         "pair_min",
         "pair_max",
+        "method",
         "flags",
     ]
     assert figures["flags"] == [] and figures["ci95_half_width"] == 0.0
+    assert figures["method"] == "order statistics over pooled pairs"
     assert PairedRatio.from_dict(figures) == ratio
+
+
+def test_five_repeats_or_more_give_the_interval_that_covers_a_rerun() -> None:
+    """Pairs by repeat: below 5 repeats the pooled pairs' median and interval; from 5, the
+    t interval over the repeats (analysis/clusters.py), which a repeat that moved widens."""
+    four = [[2.0, 2.1, 1.9, 2.0]] * 4
+    assert PairedRatio.from_repeats(four) == PairedRatio.from_pairs([r for p in four for r in p])
+    five = [*four, [2.4, 2.5, 2.4, 2.5]]
+    ratio = PairedRatio.from_repeats(five)
+    assert ratio.method == "t over repeats (each repeat's median log-ratio)"
+    assert ratio.pairs == 20 and (ratio.pair_min, ratio.pair_max) == (1.9, 2.5)
+    assert ratio.ci95_low is not None and ratio.ci95_high is not None
+    pooled = PairedRatio.from_pairs([r for p in five for r in p])
+    assert pooled.ci95_high is not None and ratio.ci95_high > pooled.ci95_high
+    assert PairedRatio.from_dict(ratio.as_dict()).method == ratio.method
 
 
 def test_figures_keep_four_significant_digits() -> None:

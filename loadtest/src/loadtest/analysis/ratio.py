@@ -8,6 +8,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from loadtest.analysis.clusters import CLUSTER_METHOD, POOLED_METHOD, cluster_interval
 from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI, ci_half_width, median_with_ci
 
@@ -25,7 +26,8 @@ def significant(value: float | None, digits: int = SIGNIFICANT_DIGITS) -> float 
 
 @dataclass(frozen=True)
 class PairedRatio:
-    """The median of paired ratios and its exact 95% CI; None where there is no figure."""
+    """The median of paired ratios and its exact 95% CI, or with 5 repeats or more, the ratio
+    over the repeats and its t interval (analysis/clusters.py); None where there is no figure."""
 
     estimate: float | None
     ci95_low: float | None
@@ -33,6 +35,7 @@ class PairedRatio:
     pairs: int
     pair_min: float | None = None
     pair_max: float | None = None
+    method: str = POOLED_METHOD
 
     @classmethod
     def from_pairs(cls, ratios: Sequence[float]) -> "PairedRatio":
@@ -40,6 +43,19 @@ class PairedRatio:
         return cls(
             median, low, high, len(ratios), min(ratios, default=None), max(ratios, default=None)
         )
+
+    @classmethod
+    def from_repeats(
+        cls, repeats: Sequence[Sequence[float]], pilot: int | None = None
+    ) -> "PairedRatio":
+        """Pairs grouped by the repeat they ran in: the interval that covers a rerun where
+        there are enough repeats (the first `pilot` of them planned the rest), else the pooled
+        pairs' median and interval."""
+        pooled = [ratio for pairs in repeats for ratio in pairs]
+        interval = cluster_interval(repeats, pilot)
+        if interval is None:
+            return cls.from_pairs(pooled)
+        return cls(*interval, len(pooled), min(pooled), max(pooled), method=CLUSTER_METHOD)
 
     @property
     def half_width(self) -> float | None:
@@ -68,6 +84,7 @@ class PairedRatio:
             "pairs": self.pairs,
             "pair_min": significant(self.pair_min),
             "pair_max": significant(self.pair_max),
+            "method": self.method,
             "flags": list(self.flags),
         }
 
@@ -80,6 +97,7 @@ class PairedRatio:
             figures["pairs"],
             figures.get("pair_min"),
             figures.get("pair_max"),
+            figures.get("method", POOLED_METHOD),
         )
 
 

@@ -57,6 +57,30 @@ def port_number(text: str) -> int:
     return value
 
 
+def number_between(low: float, high: float, unit: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number{unit}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value:g} must be between {low:g} and {high:g}{unit}"
+            )
+        return value
+
+    return parse
+
+
+def fraction_between(low: float, high: float) -> Callable[[str], float]:
+    """A relative precision, written 0.05 for ±5%."""
+    return number_between(low, high, " (a fraction: 0.05 is ±5%)")
+
+
+def minutes_between(low: float, high: float) -> Callable[[str], float]:
+    return number_between(low, high, " minutes")
+
+
 def seconds_between(low: float, high: float) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:

@@ -7,7 +7,7 @@ from typing import Any
 
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
 from loadtest.analysis.limits import AGREEMENT_LIMIT, SATURATION_LIMIT
-from loadtest.analysis.paired_windows import by_pair, window_ratio, window_ratios
+from loadtest.analysis.paired_windows import by_pair, window_ratios
 from loadtest.analysis.ratio import SIGNIFICANT_DIGITS, PairedRatio, paired_ratios
 from loadtest.analysis.stats import round_or_none, summarize
 from loadtest.lab.pinning import PinningPlan
@@ -33,41 +33,44 @@ def median_or_none(values: list[float]) -> float | None:
 
 
 def ratio_results(
-    windows: list[WindowRecord], scenario: str, arm: str, reference: str
+    windows: list[WindowRecord],
+    scenario: str,
+    arm: str,
+    reference: str,
+    pilot: int | None = None,
 ) -> dict[str, Any]:
-    """The arm's r/s over the reference's, paired by round: a PairedRatio, and each repeat's own
-    median beside it (the interval treats every pair as independent; the repeats show whether
-    fresh processes moved the ratio more than the interval allows)."""
-    ratio = window_ratio(windows, scenario, arm, reference)
-    per_repeat = []
-    for repeat in sorted({record.repeat for record in windows}):
-        own = [record for record in windows if record.repeat == repeat]
-        pairs = window_ratios(own, scenario, arm, reference)
-        if pairs:
-            per_repeat.append(
-                {
-                    "repeat": repeat,
-                    "pairs": len(pairs),
-                    "estimate": round(statistics.median(pairs), 3),
-                }
-            )
-    cpu = cpu_cost_ratio(windows, scenario, arm, reference)
+    """The arm's r/s over the reference's, paired by round: a PairedRatio over the repeats (the
+    interval that covers a rerun from 5 repeats on; `pilot`: how many of them planned the
+    rest), each repeat's own median beside it, and the same for the app's CPU per request."""
+    repeats = sorted({record.repeat for record in windows})
+    by_repeat = {
+        repeat: [record for record in windows if record.repeat == repeat] for repeat in repeats
+    }
+    pairs = {
+        repeat: window_ratios(own, scenario, arm, reference) for repeat, own in by_repeat.items()
+    }
+    ratio = PairedRatio.from_repeats(list(pairs.values()), pilot)
+    per_repeat = [
+        {"repeat": repeat, "pairs": len(found), "estimate": round(statistics.median(found), 3)}
+        for repeat, found in pairs.items()
+        if found
+    ]
+    costs = [cpu_cost_ratios(own, scenario, arm, reference) for own in by_repeat.values()]
+    cpu = PairedRatio.from_repeats(costs, pilot)
     return ratio.as_dict() | {
         "per_repeat": per_repeat,
         "cpu_per_request": cpu.as_dict() if cpu.pairs else None,
     }
 
 
-def cpu_cost_ratio(
+def cpu_cost_ratios(
     windows: list[WindowRecord], scenario: str, arm: str, reference: str
-) -> PairedRatio:
+) -> list[float]:
     """The arm's app CPU per request over the reference's, paired by round as the r/s are (no
     pairs where the harness did not read an arm's process: one reached by URL)."""
-    return PairedRatio.from_pairs(
-        paired_ratios(
-            by_pair(windows, scenario, arm, app_cpu_per_request),
-            by_pair(windows, scenario, reference, app_cpu_per_request),
-        )
+    return paired_ratios(
+        by_pair(windows, scenario, arm, app_cpu_per_request),
+        by_pair(windows, scenario, reference, app_cpu_per_request),
     )
 
 
@@ -347,7 +350,7 @@ def build_results(
     for name in settings.scenarios:
         ratios[name], between[name] = {}, {}
         for arm, reference in settings.comparisons:
-            figures = ratio_results(windows, name, arm, reference)
+            figures = ratio_results(windows, name, arm, reference, settings.repeats)
             labelled.append((f"{labels[name]} {arm}/{reference}", PairedRatio.from_dict(figures)))
             costs.append((f"{labels[name]} {arm}/{reference}", figures))
             if reference == baseline:

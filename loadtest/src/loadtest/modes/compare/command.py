@@ -9,15 +9,24 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.analysis.clusters import MIN_REPEATS
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.errors import LabError
-from loadtest.modes.benchmark.settings import QUICK, BenchmarkSettings
+from loadtest.modes.benchmark.settings import QUICK
 from loadtest.modes.compare.file import read_compare_file
-from loadtest.modes.compare.settings import CompareSettings
+from loadtest.modes.compare.settings import (
+    BUDGET_S,
+    PAIRS_PER_REPEAT,
+    PILOT_REPEATS,
+    PRECISION,
+    CompareSettings,
+)
 from loadtest.modes.options import (
     add_no_pin,
     add_results_dir,
     enough_for_an_interval,
+    fraction_between,
+    minutes_between,
     positive_int,
     seconds_between,
 )
@@ -31,7 +40,7 @@ SUMMARY = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    defaults, quick = BenchmarkSettings(), QUICK
+    defaults, quick = CompareSettings(), QUICK
     parser.description = (
         "Measure any two or more services the way the benchmark measures the lab's apps: "
         "FILE declares the arms (a command to start, or a URL already running), the scenarios "
@@ -55,14 +64,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pairs",
         type=enough_for_an_interval("pairs"),
-        help=f"rounds per scenario and repeat (default: the file's, else {defaults.pairs}; at "
+        help=f"rounds per scenario and repeat (default: the file's, else {PAIRS_PER_REPEAT}; at "
         f"least {MIN_PAIRS_FOR_CI})",
     )
     parser.add_argument(
         "--repeats",
         type=positive_int,
-        help=f"repeats, each with fresh processes of the arms it starts (default: the file's, "
-        f"else {defaults.repeats})",
+        help=f"the pilot: repeats, each with fresh processes of the arms it starts, after which "
+        f"more are run where --precision needs them (default: the file's, else "
+        f"{PILOT_REPEATS}; from {MIN_REPEATS} on, every interval covers a rerun)",
+    )
+    parser.add_argument(
+        "--precision",
+        type=fraction_between(0, 0.5),
+        help=f"the target: repeats are added after the pilot until every ratio's 95%% interval "
+        f"is expected within ±this, or the budget is spent (default {PRECISION:g}; 0: the "
+        "pilot only)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=minutes_between(1, 24 * 60),
+        help=f"minutes the whole run may take, pilot included, before it stops adding repeats "
+        f"(default {BUDGET_S / 60:g})",
     )
     parser.add_argument(
         "--window",
@@ -104,10 +127,12 @@ def settings_from(arguments: argparse.Namespace) -> CompareSettings:
     line's; a bad file fails here, before anything starts."""
     path = Path(os.environ.get(CALLED_FROM, ".")) / arguments.file  # absolute: as given
     file = read_compare_file(path, allow_remote=arguments.allow_remote)
-    base = QUICK if arguments.quick else BenchmarkSettings()
+    base = QUICK if arguments.quick else CompareSettings()
     values: dict[str, Any] = {
         name: getattr(base, name) for name in ("pairs", "repeats", "warmup_s", "startup_samples")
     }
+    if arguments.quick:
+        values["precision"] = 0.0  # a first look: its one repeat, no more
     values |= file.options
     explicit = {
         "pairs": arguments.pairs,
@@ -115,6 +140,8 @@ def settings_from(arguments: argparse.Namespace) -> CompareSettings:
         "window_s": arguments.window,
         "warmup_s": arguments.warmup,
         "users": arguments.users,
+        "precision": arguments.precision,
+        "budget_s": arguments.budget * 60 if arguments.budget is not None else None,
     }
     values |= {key: value for key, value in explicit.items() if value is not None}
     if arguments.no_pin:

@@ -9,6 +9,7 @@ from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.compare.settings import CompareSettings
+from loadtest.modes.compare.stopping import Stopping
 
 
 def build_compare_results(
@@ -21,8 +22,10 @@ def build_compare_results(
     database: dict[str, Any] | None,
     pinning: PinningPlan,
     differences: dict[str, dict[str, list[str]]],
+    stopping: Stopping,
 ) -> dict[str, Any]:
-    """What results.json holds after its header: the benchmark's figures, the file, and the
+    """What results.json holds after its header: the benchmark's figures, the file, how the
+    run stopped adding repeats (and each ratio, whether it had the repeats it needed), and the
     differences --allow-different let through (each one a flag)."""
     assert settings.file is not None
     results = build_results(
@@ -76,6 +79,29 @@ def build_compare_results(
             for scenario in figures["scenarios"].values():
                 scenario["flags"] = [flag for flag in scenario["flags"] if FOREIGN_CPU not in flag]
     flags += terms
+    results["stopping"] = stopping.as_dict()
+    for scenario, per_arm in results["ratios_vs_baseline"].items():
+        for arm, figures in per_arm.items():
+            key = (scenario, arm, results["settings"]["baseline"])
+            figures["stopped"] = stopping.ratio_stopped(key)
+            figures["repeats_needed"] = stopping.needed.get(key)
+    for scenario, per_pair in results["ratios_between_arms"].items():
+        for label, figures in per_pair.items():
+            arm, reference = label.split("/")
+            figures["stopped"] = stopping.ratio_stopped((scenario, arm, reference))
+            figures["repeats_needed"] = stopping.needed.get((scenario, arm, reference))
+    if stopping.stopped == "budget":
+        short = sorted(
+            f"{settings.plan.scenario(key[0]).label} {key[1]}/{key[2]} ({count})"
+            for key, count in stopping.needed.items()
+            if count > stopping.repeats
+        )
+        flags.append(
+            f"the budget ({settings.budget_s / 60:g} min) ended the run at {stopping.repeats} "
+            f"repeats, before the target ±{settings.precision:.0%} for {', '.join(short)} "
+            "(repeats needed in brackets): their intervals are wider than asked; give a larger "
+            "--budget, or fewer scenarios"
+        )
     results["differences"] = differences
     results["flags"] = flags + results["flags"]
     return results

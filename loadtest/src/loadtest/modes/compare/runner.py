@@ -32,6 +32,7 @@ from loadtest.modes.benchmark.runner import (
 from loadtest.modes.compare.file import caller_path
 from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
+from loadtest.modes.compare.stopping import Stopping
 from loadtest.modes.compare.verify import Answer, ask, differing_fields
 from loadtest.modes.session import RunSession, open_session
 
@@ -54,6 +55,7 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
     for service in plan.services:
         if not service.started_here:
             check_running(service, settings.arm_options[service.name].start_timeout_s)
+    began = time.monotonic()
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []
     differences: dict[str, dict[str, list[str]]] = {}
@@ -83,7 +85,10 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
         )
         if startup_count(settings):
             startup = measure_startups(settings, session, database, progress)
-        for repeat in range(1, settings.repeats + 1):
+        stopping = Stopping(settings)
+        repeat = 0
+        while stopping.another_repeat(repeat, runs, time.monotonic() - began, progress):
+            repeat += 1
             repeat_lives, repeat_runs, repeat_differences = run_repeat(
                 settings, repeat, session, database, progress
             )
@@ -105,6 +110,7 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
             ),
             pinning=session.pinning,
             differences=differences,
+            stopping=stopping,
         )
     )
     return session.run_dir

@@ -4,15 +4,28 @@ the registry's, and what the file and the command line allow."""
 from dataclasses import dataclass
 from typing import ClassVar
 
+from loadtest.analysis.clusters import MIN_REPEATS
 from loadtest.load.plan import PairedPlan
 from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.compare.file import ArmOptions, CompareFile
+
+# compare's own defaults, where they differ from the benchmark's: a pilot of MIN_REPEATS
+# repeats (each with fresh processes), then as many more as the widest ratio needs for the
+# target precision, within the budget (analysis/clusters.py, docs/compare.md).
+PILOT_REPEATS = MIN_REPEATS
+PAIRS_PER_REPEAT = 10
+PRECISION = 0.05  # the target: every ratio's 95% interval within ±5%
+BUDGET_S = 600.0  # the whole run's, calibration and start-ups included
 
 
 @dataclass(frozen=True)
 class CompareSettings(BenchmarkSettings):
     file: CompareFile | None = None
     allow_different: bool = False  # time arms whose answers differ from the baseline's
+    repeats: int = PILOT_REPEATS  # the pilot: more follow where the target needs them
+    pairs: int = PAIRS_PER_REPEAT
+    precision: float = PRECISION  # 0: no more repeats than the pilot
+    budget_s: float = BUDGET_S
     NOT_IN_RESULTS: ClassVar[tuple[str, ...]] = (
         *BenchmarkSettings.NOT_IN_RESULTS,
         "file",

@@ -1,0 +1,104 @@
+"""When a compare run stops adding repeats. The first `repeats` are the pilot; from its repeats
+every ratio plans how many it needs for `precision` (analysis/clusters.py: one look, after the
+pilot). Repeats are added until the ratio that needs most has them, or until another would not
+fit in the budget (judged by the mean repeat so far). Every ratio then records how it stopped:
+"precision" (it had the repeats it needed), "budget" (it did not), or "fixed" (no target: the
+pilot only, --quick, or a pilot too small to plan from)."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from loadtest.analysis.clusters import MIN_REPEATS, repeats_needed
+from loadtest.analysis.paired_windows import window_ratios
+from loadtest.lab.progress import ProgressDisplay
+from loadtest.load.windows import WindowRecord
+from loadtest.modes.benchmark.records import ScenarioRun
+from loadtest.modes.compare.settings import CompareSettings
+
+RatioKey = tuple[str, str, str]  # scenario, arm, reference
+
+
+@dataclass
+class Stopping:
+    settings: CompareSettings
+    needed: dict[RatioKey, int] = field(default_factory=dict)
+    repeats: int = 0
+    repeats_began_s: float | None = None
+    stopped: str = "fixed"
+
+    @property
+    def plans(self) -> bool:
+        """Whether the run adds repeats at all: a target, and a pilot a target can be planned
+        from."""
+        return self.settings.precision > 0 and self.settings.repeats >= MIN_REPEATS
+
+    def another_repeat(
+        self, done: int, runs: list[ScenarioRun], elapsed_s: float, progress: ProgressDisplay
+    ) -> bool:
+        """Whether to run repeat done + 1, `elapsed_s` into the run."""
+        self.repeats = done
+        if self.repeats_began_s is None:
+            self.repeats_began_s = elapsed_s
+        if done < self.settings.repeats:
+            return True
+        if not self.plans:
+            return False
+        if done == self.settings.repeats:
+            self.needed = plan(self.settings, [w for run in runs for w in run.windows])
+            most = max(self.needed.values(), default=done)
+            if most > done:
+                progress.note(
+                    f"pilot of {done} repeats: the widest ratio needs {most} for "
+                    f"±{self.settings.precision:.0%}; adding up to {most - done} more within "
+                    f"the budget ({self.settings.budget_s / 60:g} min)"
+                )
+        most = max(self.needed.values(), default=done)
+        if done >= most:
+            self.stopped = "precision"
+            return False
+        per_repeat = (elapsed_s - self.repeats_began_s) / done
+        if elapsed_s + per_repeat > self.settings.budget_s:
+            self.stopped = "budget"
+            progress.note(
+                f"stopping at {done} repeats: another (about {per_repeat:.0f} s) would pass "
+                f"the budget of {self.settings.budget_s / 60:g} min; {most} were needed"
+            )
+            return False
+        return True
+
+    def ratio_stopped(self, key: RatioKey) -> str:
+        if not self.plans or key not in self.needed:
+            return "fixed"
+        return "precision" if self.needed[key] <= self.repeats else "budget"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "precision": self.settings.precision,
+            "budget_s": self.settings.budget_s,
+            "pilot_repeats": self.settings.repeats,
+            "repeats": self.repeats,
+            "repeats_needed": max(self.needed.values(), default=None),
+            "stopped": self.stopped,
+        }
+
+
+def plan(settings: CompareSettings, windows: list[WindowRecord]) -> dict[RatioKey, int]:
+    """Each ratio's repeats needed for the target, from the pilot's windows (a ratio without
+    pairs in enough repeats, such as an arm that failed verification, plans nothing)."""
+    repeats = sorted({record.repeat for record in windows})
+    needed = {}
+    for scenario in settings.scenarios:
+        for arm, reference in settings.comparisons:
+            clusters = [
+                window_ratios(
+                    [record for record in windows if record.repeat == repeat],
+                    scenario,
+                    arm,
+                    reference,
+                )
+                for repeat in repeats
+            ]
+            count = repeats_needed([pairs for pairs in clusters if pairs], settings.precision)
+            if count is not None:
+                needed[(scenario, arm, reference)] = count
+    return needed
