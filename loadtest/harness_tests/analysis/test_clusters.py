@@ -19,7 +19,7 @@ from loadtest.analysis.clusters import (
 )
 
 RUNS = 1000
-PAIRS = 10  # pairs per repeat
+PAIRS = 6  # pairs per repeat, as compare runs them
 MAX_REPEATS = 16  # the budget's cap
 TARGET = 0.05
 REQUESTS_PER_WINDOW = 100  # about, for the faster arm

@@ -93,13 +93,27 @@ def arm_heading(results: dict[str, Any], arm: str, separator: str) -> str:
 
 
 def title(results: dict[str, Any]) -> str:
+    """The arms and the timetable: one for the run, or (compare) each scenario's fitted one,
+    with the repeats the run ended with."""
     settings = results["settings"]
     arms = " vs ".join(results["apps"])
-    repeats = settings["repeats"]
+    repeats = (results.get("stopping") or {}).get("repeats") or settings["repeats"]
     posts = f", {settings['dataset_size']:,} posts" if settings.get("dataset_size") else ""
+    plural = "s" if repeats != 1 else ""
+    fitted = results.get("timetable") or {}
+    if fitted:
+        timetables = ", ".join(
+            f"{scenario_label(results, name)} {timetable['users']} users × "
+            f"{timetable['window_s']:g}s"
+            for name, timetable in fitted.items()
+        )
+        return (
+            f"{arms} — {timetables} windows, {settings['pairs']} pairs × {repeats} "
+            f"repeat{plural}{posts}"
+        )
     return (
         f"{arms} — {settings['users']} users, {settings['pairs']} pairs of "
-        f"{settings['window_s']:g}s windows × {repeats} repeat{'s' if repeats != 1 else ''}"
+        f"{settings['window_s']:g}s windows × {repeats} repeat{plural}"
         f"{posts}"
     )
 

@@ -33,9 +33,9 @@ from loadtest.modes.options import (
 
 CALLED_FROM = "LAB_CALLED_FROM"  # test.sh: where it was called from
 SUMMARY = (
-    "your own services, declared in a TOML file (examples/lab.toml): verified, then in the "
-    "benchmark's paired windows, ratios to the baseline with 95% CIs (about 40 s per arm and "
-    "scenario with the defaults; --quick about 10 s)"
+    "your own services, declared in a TOML file (examples/lab.toml): verified, a timetable "
+    "fitted to them, then the benchmark's paired windows in repeats until every ratio's 95% "
+    "CI is within ±5% or the budget (10 minutes) is spent; --quick: one repeat"
 )
 
 
@@ -119,6 +119,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser, "the arms the run starts, and the load generator with PostgreSQL, to separate CPUs"
     )
     parser.add_argument("--no-calibration", action="store_true", help="skip measuring locust first")
+    parser.add_argument(
+        "--no-fit",
+        action="store_true",
+        help="time every scenario with the file's, the command line's or the benchmark's users, "
+        "window and settle, without first fitting them to the service (docs/compare.md)",
+    )
     add_results_dir(parser)
 
 
@@ -144,6 +150,11 @@ def settings_from(arguments: argparse.Namespace) -> CompareSettings:
         "budget_s": arguments.budget * 60 if arguments.budget is not None else None,
     }
     values |= {key: value for key, value in explicit.items() if value is not None}
+    values["set_by_hand"] = tuple(
+        name for name in ("users", "window_s", "settle_s") if name in values
+    )
+    if arguments.no_fit:
+        values["fit"] = False
     if arguments.no_pin:
         values["pin"] = False
     if arguments.no_calibration:

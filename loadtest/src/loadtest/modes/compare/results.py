@@ -8,6 +8,7 @@ from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.results import build_results
+from loadtest.modes.compare.fit import Timetable
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
 
@@ -23,6 +24,7 @@ def build_compare_results(
     pinning: PinningPlan,
     differences: dict[str, dict[str, list[str]]],
     stopping: Stopping,
+    timetables: dict[str, Timetable],
 ) -> dict[str, Any]:
     """What results.json holds after its header: the benchmark's figures, the file, how the
     run stopped adding repeats (and each ratio, whether it had the repeats it needed), and the
@@ -80,6 +82,8 @@ def build_compare_results(
                 scenario["flags"] = [flag for flag in scenario["flags"] if FOREIGN_CPU not in flag]
     flags += terms
     results["stopping"] = stopping.as_dict()
+    results["timetable"] = {name: timetable.as_dict() for name, timetable in timetables.items()}
+    flags += [note for timetable in timetables.values() for note in timetable.notes]
     for scenario, per_arm in results["ratios_vs_baseline"].items():
         for arm, figures in per_arm.items():
             key = (scenario, arm, results["settings"]["baseline"])

@@ -30,6 +30,7 @@ from loadtest.modes.benchmark.runner import (
     read_memory_after_load,
 )
 from loadtest.modes.compare.file import caller_path
+from loadtest.modes.compare.fit import Timetable, choose, probe, timed
 from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
@@ -86,11 +87,12 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
         if startup_count(settings):
             startup = measure_startups(settings, session, database, progress)
         stopping = Stopping(settings)
+        timetables: dict[str, Timetable] = {}  # fitted in the first repeat
         repeat = 0
         while stopping.another_repeat(repeat, runs, time.monotonic() - began, progress):
             repeat += 1
             repeat_lives, repeat_runs, repeat_differences = run_repeat(
-                settings, repeat, session, database, progress
+                settings, repeat, session, database, progress, timetables
             )
             lives += repeat_lives
             runs += repeat_runs
@@ -111,6 +113,7 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
             pinning=session.pinning,
             differences=differences,
             stopping=stopping,
+            timetables=timetables,
         )
     )
     return session.run_dir
@@ -215,9 +218,11 @@ def run_repeat(
     session: RunSession,
     database: LabDatabase | None,
     progress: ProgressDisplay,
+    timetables: dict[str, Timetable],
 ) -> tuple[list[ArmLife], list[ScenarioRun], dict[str, dict[str, list[str]]]]:
     """Fresh processes (and, with [database], a fresh dataset), verified and compared, then
-    every scenario on the arms that passed."""
+    every scenario on the arms that passed; in the first repeat, each scenario's timetable
+    fitted first (into `timetables`), unless --no-fit."""
     plan = settings.plan
     repeat_dir = session.run_dir / "runs" / f"{repeat:02d}"
     repeat_dir.mkdir(parents=True, exist_ok=True)
@@ -248,10 +253,20 @@ def run_repeat(
         }
         for scenario in plan.scenarios:
             verified = tuple(arm for arm in order if not lives[arm].problems[scenario.name])
+            if settings.fit and verified and scenario.name not in timetables:
+                timetables[scenario.name] = fit_scenario(
+                    settings,
+                    scenario.name,
+                    {arm: apps[arm] for arm in verified},
+                    session,
+                    database,
+                    repeat_dir,
+                    progress,
+                )
             if len(verified) >= 1:
                 runs.append(
                     measure_scenario(
-                        settings,
+                        timed(settings, timetables.get(scenario.name)),
                         scenario.name,
                         repeat,
                         {arm: apps[arm] for arm in verified},
@@ -266,6 +281,34 @@ def run_repeat(
                 )
         read_memory_after_load(samplers, apps, lives)
     return list(lives.values()), runs, differences
+
+
+def fit_scenario(
+    settings: CompareSettings,
+    name: str,
+    apps: dict[str, RunningApp],
+    session: RunSession,
+    database: LabDatabase | None,
+    folder: Path,
+    progress: ProgressDisplay,
+) -> Timetable:
+    """The scenario's probe, its timetable chosen and said in a line or two."""
+    levels = probe(
+        settings,
+        name,
+        apps,
+        session.pinning,
+        folder,
+        progress,
+        database.server_pid if database is not None else None,
+    )
+    explicit = {key: getattr(settings, key) for key in settings.set_by_hand}
+    label = settings.plan.scenario(name).label
+    timetable = choose(levels, explicit, label)
+    progress.note(f"{label} timetable: " + "; ".join(timetable.why))
+    for note in timetable.notes:
+        progress.note(f"⚠ {note}")
+    return timetable
 
 
 def verify(

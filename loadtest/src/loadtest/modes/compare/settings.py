@@ -13,7 +13,7 @@ from loadtest.modes.compare.file import ArmOptions, CompareFile
 # repeats (each with fresh processes), then as many more as the widest ratio needs for the
 # target precision, within the budget (analysis/clusters.py, docs/compare.md).
 PILOT_REPEATS = MIN_REPEATS
-PAIRS_PER_REPEAT = 10
+PAIRS_PER_REPEAT = 6  # the fewest that give one repeat its own interval
 PRECISION = 0.05  # the target: every ratio's 95% interval within ±5%
 BUDGET_S = 600.0  # the whole run's, calibration and start-ups included
 
@@ -26,6 +26,9 @@ class CompareSettings(BenchmarkSettings):
     pairs: int = PAIRS_PER_REPEAT
     precision: float = PRECISION  # 0: no more repeats than the pilot
     budget_s: float = BUDGET_S
+    fit: bool = True  # fit users, window and settle to the service first (modes/compare/fit.py)
+    # Of users, window_s and settle_s: those the file or the command line set (kept as set).
+    set_by_hand: tuple[str, ...] = ()
     NOT_IN_RESULTS: ClassVar[tuple[str, ...]] = (
         *BenchmarkSettings.NOT_IN_RESULTS,
         "file",
