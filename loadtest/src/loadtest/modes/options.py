@@ -57,12 +57,15 @@ def port_number(text: str) -> int:
     return value
 
 
-def number_between(low: float, high: float, unit: str) -> Callable[[str], float]:
+def number_between(low: float, high: float, unit: str, what: str) -> Callable[[str], float]:
+    """A number from `low` to `high`: `what` it is in the error for text ("a number of
+    seconds"), and its `unit` after the bounds (" seconds")."""
+
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number{unit}") from None
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(
                 f"{value:g} must be between {low:g} and {high:g}{unit}"
@@ -74,26 +77,16 @@ def number_between(low: float, high: float, unit: str) -> Callable[[str], float]
 
 def fraction_between(low: float, high: float) -> Callable[[str], float]:
     """A relative precision, written 0.05 for ±5%."""
-    return number_between(low, high, " (a fraction: 0.05 is ±5%)")
+    fraction = " (a fraction: 0.05 is ±5%)"
+    return number_between(low, high, fraction, f"a number{fraction}")
 
 
 def minutes_between(low: float, high: float) -> Callable[[str], float]:
-    return number_between(low, high, " minutes")
+    return number_between(low, high, " minutes", "a number of minutes")
 
 
 def seconds_between(low: float, high: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(
-                f"{value:g} must be between {low:g} and {high:g} seconds"
-            )
-        return value
-
-    return parse
+    return number_between(low, high, " seconds", "a number of seconds")
 
 
 def choice_list(allowed: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
