@@ -73,6 +73,7 @@ def test_a_steady_pilot_is_enough() -> None:
         "pilot_repeats": 5,
         "repeats": 5,
         "repeats_needed": 5,
+        "pilot_over_budget_s": None,
         "stopped": "precision",
     }
 
@@ -102,6 +103,27 @@ def test_the_budget_ends_a_run_short_and_says_so() -> None:
     text = output.getvalue()
     assert "pilot of 5 repeats: the widest ratio needs" in text
     assert "stopping at 7 repeats: another (about 10 s) would pass the budget of 1.25 min" in text
+
+
+def test_a_pilot_past_the_budget_runs_whole_and_says_so_after_its_first_repeat() -> None:
+    """A slow service's pilot may not fit: its repeats are all run (the interval over repeats
+    needs them), the run says so at once, and adds none. The first repeat's probes are not
+    counted as a repeat's time."""
+    stopping = Stopping(replace(SETTINGS, budget_s=60.0))
+    stopping.probing_s = 30.0
+    display, output = progress()
+    runs = pilot([2.0, 2.3, 1.8, 2.2, 1.9])
+    assert stopping.another_repeat(0, [], 0.0, display)
+    # The first repeat took 45 s, 30 of them probing: 15 s a repeat, 45 + 4 x 15 = 105 s.
+    assert stopping.another_repeat(1, runs[:1], 45.0, display)
+    assert stopping.pilot_over_budget_s == 105.0
+    assert "the pilot of 5 repeats will take about 2 min, past the budget of 1 min" in (
+        output.getvalue()
+    )
+    for done in (2, 3, 4):
+        assert stopping.another_repeat(done, runs[:done], 45.0 + 15 * (done - 1), display)
+    assert stopping.another_repeat(5, runs, 105.0, display) is False
+    assert stopping.stopped == "budget" and stopping.as_dict()["pilot_over_budget_s"] == 105
 
 
 def test_no_target_or_a_small_pilot_runs_the_pilot_only() -> None:

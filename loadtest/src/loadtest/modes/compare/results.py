@@ -94,6 +94,13 @@ def build_compare_results(
             arm, reference = label.split("/")
             figures["stopped"] = stopping.ratio_stopped((scenario, arm, reference))
             figures["repeats_needed"] = stopping.needed.get((scenario, arm, reference))
+    if stopping.pilot_over_budget_s is not None:
+        flags.append(
+            f"the pilot of {settings.repeats} repeats was expected to take about "
+            f"{stopping.pilot_over_budget_s / 60:.0f} min, past the budget of "
+            f"{settings.budget_s / 60:g} min: it ran whole, and no repeat was added; give a "
+            "larger --budget, fewer scenarios or shorter windows"
+        )
     if stopping.stopped == "budget":
         short = sorted(
             f"{settings.plan.scenario(key[0]).label} {key[1]}/{key[2]} ({count})"

@@ -92,7 +92,7 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
         while stopping.another_repeat(repeat, runs, time.monotonic() - began, progress):
             repeat += 1
             repeat_lives, repeat_runs, repeat_differences = run_repeat(
-                settings, repeat, session, database, progress, timetables
+                settings, repeat, session, database, progress, timetables, stopping
             )
             lives += repeat_lives
             runs += repeat_runs
@@ -219,6 +219,7 @@ def run_repeat(
     database: LabDatabase | None,
     progress: ProgressDisplay,
     timetables: dict[str, Timetable],
+    stopping: Stopping,
 ) -> tuple[list[ArmLife], list[ScenarioRun], dict[str, dict[str, list[str]]]]:
     """Fresh processes (and, with [database], a fresh dataset), verified and compared, then
     every scenario on the arms that passed; in the first repeat, each scenario's timetable
@@ -254,6 +255,7 @@ def run_repeat(
         for scenario in plan.scenarios:
             verified = tuple(arm for arm in order if not lives[arm].problems[scenario.name])
             if settings.fit and verified and scenario.name not in timetables:
+                probe_began = time.monotonic()
                 timetables[scenario.name] = fit_scenario(
                     settings,
                     scenario.name,
@@ -263,6 +265,7 @@ def run_repeat(
                     repeat_dir,
                     progress,
                 )
+                stopping.probing_s += time.monotonic() - probe_began
             if len(verified) >= 1:
                 runs.append(
                     measure_scenario(

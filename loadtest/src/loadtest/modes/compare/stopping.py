@@ -24,6 +24,8 @@ class Stopping:
     needed: dict[RatioKey, int] = field(default_factory=dict)
     repeats: int = 0
     repeats_began_s: float | None = None
+    probing_s: float = 0.0  # the first repeat's probes (modes/compare/fit.py): not a repeat's
+    pilot_over_budget_s: float | None = None  # where the pilot alone was expected past it
     stopped: str = "fixed"
 
     @property
@@ -39,6 +41,18 @@ class Stopping:
         self.repeats = done
         if self.repeats_began_s is None:
             self.repeats_began_s = elapsed_s
+        per_repeat = (elapsed_s - self.repeats_began_s - self.probing_s) / max(done, 1)
+        if done == 1 < self.settings.repeats:
+            expected = elapsed_s + (self.settings.repeats - 1) * per_repeat
+            if expected > self.settings.budget_s:
+                self.pilot_over_budget_s = expected
+                progress.note(
+                    f"the pilot of {self.settings.repeats} repeats will take about "
+                    f"{expected / 60:.0f} min, past the budget of "
+                    f"{self.settings.budget_s / 60:g} min: it runs whole (the interval over "
+                    "repeats needs them), and no repeat is added; give a larger --budget, "
+                    "fewer scenarios or shorter windows next time"
+                )
         if done < self.settings.repeats:
             return True
         if not self.plans:
@@ -56,7 +70,6 @@ class Stopping:
         if done >= most:
             self.stopped = "precision"
             return False
-        per_repeat = (elapsed_s - self.repeats_began_s) / done
         if elapsed_s + per_repeat > self.settings.budget_s:
             self.stopped = "budget"
             progress.note(
@@ -78,6 +91,9 @@ class Stopping:
             "pilot_repeats": self.settings.repeats,
             "repeats": self.repeats,
             "repeats_needed": max(self.needed.values(), default=None),
+            "pilot_over_budget_s": None
+            if self.pilot_over_budget_s is None
+            else round(self.pilot_over_budget_s),
             "stopped": self.stopped,
         }
 
