@@ -9,8 +9,8 @@ needs MIN_REPEATS repeats; with fewer, the ratio keeps the pooled median's inter
 How many repeats a target precision needs is planned from a pilot (`repeats_needed`): the
 pilot's spread, and t with its degrees of freedom, give the number at which the interval is
 expected to be within the target (Stein's two-stage rule: one look, after the pilot, so the
-look costs no coverage). tests/.../test_clusters.py simulates runs with a known ratio to check
-the coverage."""
+look costs no coverage). loadtest/harness_tests/analysis/test_clusters.py simulates runs with
+a known ratio to check the coverage."""
 
 import functools
 import math
