@@ -97,6 +97,12 @@ def test_the_pooled_interval_misses_a_rerun_where_the_cluster_interval_does_not(
     assert held_pooled / 200 < 0.9 < 0.93 <= held_cluster / 200, (held_pooled, held_cluster)
 
 
+def test_a_pair_whose_window_served_nothing_is_left_out_of_its_repeat() -> None:
+    """A ratio of 0 (the arm's window stalled empty, flagged by the run) has no logarithm."""
+    clusters = [[2.0, 0.0, 2.0], [0.0], [2.0]]
+    assert repeat_values(clusters) == [math.log(2.0), math.log(2.0)]
+
+
 def test_below_five_repeats_there_is_no_cluster_interval() -> None:
     clusters = [[1.0, 1.1, 0.9]] * (MIN_REPEATS - 1)
     assert cluster_interval(clusters) is None

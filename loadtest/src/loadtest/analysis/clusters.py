@@ -33,8 +33,11 @@ def t_quantile(degrees_of_freedom: int, confidence: float = CONFIDENCE) -> float
 
 
 def repeat_values(clusters: Sequence[Sequence[float]]) -> list[float]:
-    """Each repeat's median log-ratio (repeats without a pair left out)."""
-    return [statistics.median(math.log(ratio) for ratio in pairs) for pairs in clusters if pairs]
+    """Each repeat's median log-ratio. A pair whose window served nothing (a ratio of 0: the
+    machine stalled it, and its flag says so) has no logarithm and is left out, as is a repeat
+    left without a pair."""
+    logs = [[math.log(ratio) for ratio in pairs if ratio > 0] for pairs in clusters]
+    return [statistics.median(values) for values in logs if values]
 
 
 def cluster_interval(
