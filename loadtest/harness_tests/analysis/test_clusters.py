@@ -97,10 +97,27 @@ def test_the_pooled_interval_misses_a_rerun_where_the_cluster_interval_does_not(
     assert held_pooled / 200 < 0.9 < 0.93 <= held_cluster / 200, (held_pooled, held_cluster)
 
 
-def test_a_pair_whose_window_served_nothing_is_left_out_of_its_repeat() -> None:
-    """A ratio of 0 (the arm's window stalled empty, flagged by the run) has no logarithm."""
-    clusters = [[2.0, 0.0, 2.0], [0.0], [2.0]]
-    assert repeat_values(clusters) == [math.log(2.0), math.log(2.0)]
+def test_a_pair_whose_window_served_nothing_counts_as_its_repeats_lowest() -> None:
+    """A ratio of 0 (the arm's window stalled empty, flagged by the run) is a low pair, not a
+    crash; a repeat whose median is 0 has no value."""
+    clusters = [[2.0, 0.0, 2.0], [0.0], [2.0, 0.0, 0.0]]
+    assert repeat_values(clusters) == [math.log(2.0)]
+
+
+def test_the_two_stage_interval_takes_its_spread_from_the_pilot_and_its_mean_from_all() -> None:
+    """Stein's interval: after a pilot of 5, 3 repeats more; the spread and the degrees of
+    freedom are the pilot's, the mean is of all 8, the half-width over the square root of 8.
+    The pilot is counted by repeat: an empty repeat 2 leaves the pilot 4 values, too few."""
+    pilot = [[2.0], [2.2], [1.8], [2.1], [1.9]]
+    clusters = [*pilot, [2.4], [2.5], [2.3]]
+    values = repeat_values(clusters)
+    half = 2.7764451051977987 * statistics.stdev(values[:5]) / math.sqrt(8)
+    mean = statistics.fmean(values)
+    assert cluster_interval(clusters, pilot=5) == pytest.approx(
+        (math.exp(mean), math.exp(mean - half), math.exp(mean + half))
+    )
+    with_a_gap = [pilot[0], [], *pilot[2:], [2.4], [2.5], [2.3]]
+    assert cluster_interval(with_a_gap, pilot=5) is None
 
 
 def test_below_five_repeats_there_is_no_cluster_interval() -> None:

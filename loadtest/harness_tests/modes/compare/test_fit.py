@@ -6,8 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from harness_tests.runner import REPOSITORY_ROOT, run_in_process
-from loadtest.modes.compare.file import read_compare_file
+from harness_tests.runner import run_in_process
 from loadtest.modes.compare.fit import Level, Timetable, choose, timed, up
 from loadtest.modes.compare.settings import CompareSettings
 
@@ -99,6 +98,20 @@ def test_values_set_by_hand_are_kept_and_said_to_be_too_small() -> None:
     assert window.startswith("BURN: window 1 s kept as set; it holds about 17 requests of slow")
 
 
+def test_a_window_set_by_hand_bounds_a_fitted_settle_to_half_of_it() -> None:
+    """The p99 (650 ms here) would ask for more settling than half the window set by hand: half
+    the window, and a line saying why."""
+    slow_tail = {
+        arm: [replace(level, p99_ms=650.0) for level in found] for arm, found in SLOW.items()
+    }
+    timetable = choose(slow_tail, {"window_s": 0.6}, "BURN")
+    assert (timetable.window_s, timetable.settle_s) == (0.6, 0.3)
+    assert timetable.notes[0].startswith(
+        "BURN: the p99 latency (650 ms) asks for a settle of 0.65 s, more than half the window "
+        "set by hand (0.6 s): settling 0.3 s"
+    )
+
+
 def test_the_scenario_is_timed_with_its_timetable() -> None:
     settings = CompareSettings()
     assert timed(settings, None) is settings
@@ -125,4 +138,3 @@ def test_the_command_line_says_what_was_set_by_hand(
     run_in_process("compare", "examples/burn.toml", *arguments)
     settings = seen["settings"]
     assert (settings.set_by_hand, settings.fit) == (set_by_hand, fit)
-    assert read_compare_file(REPOSITORY_ROOT / "examples" / "burn.toml", allow_remote=False)

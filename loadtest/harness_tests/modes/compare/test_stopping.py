@@ -126,6 +126,18 @@ def test_a_pilot_past_the_budget_runs_whole_and_says_so_after_its_first_repeat()
     assert stopping.stopped == "budget" and stopping.as_dict()["pilot_over_budget_s"] == 105
 
 
+def test_a_pilot_with_no_ratio_to_plan_from_stops_as_fixed() -> None:
+    """Every repeat without pairs (an arm that failed verification in all of them): nothing to
+    plan, the pilot only."""
+    stopping = Stopping(SETTINGS)
+    display, _ = progress()
+    empty = [replace(run, windows=[]) for run in pilot([2.0] * 5)]
+    for done in range(5):
+        assert stopping.another_repeat(done, empty[:done], done * 10.0, display)
+    assert stopping.another_repeat(5, empty, 50.0, display) is False
+    assert stopping.stopped == "fixed" and stopping.needed == {}
+
+
 def test_no_target_or_a_small_pilot_runs_the_pilot_only() -> None:
     for settings in (replace(SETTINGS, precision=0.0), replace(SETTINGS, repeats=2)):
         stopping = Stopping(settings)

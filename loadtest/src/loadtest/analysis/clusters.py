@@ -33,11 +33,11 @@ def t_quantile(degrees_of_freedom: int, confidence: float = CONFIDENCE) -> float
 
 
 def repeat_values(clusters: Sequence[Sequence[float]]) -> list[float]:
-    """Each repeat's median log-ratio. A pair whose window served nothing (a ratio of 0: the
-    machine stalled it, and its flag says so) has no logarithm and is left out, as is a repeat
-    left without a pair."""
-    logs = [[math.log(ratio) for ratio in pairs if ratio > 0] for pairs in clusters]
-    return [statistics.median(values) for values in logs if values]
+    """Each repeat's median ratio, as a logarithm (repeats without a pair left out). A pair
+    whose window served nothing (a ratio of 0: the machine stalled it, and a flag says so)
+    counts as the lowest of its repeat; only a repeat whose median is 0 has no value."""
+    medians = [statistics.median(pairs) for pairs in clusters if pairs]
+    return [math.log(median) for median in medians if median > 0]
 
 
 def cluster_interval(
@@ -52,7 +52,9 @@ def cluster_interval(
     that happened to look steady stop early, and their intervals are too narrow). Without
     `pilot`, every repeat is the pilot: Student's t interval over all of them."""
     values = repeat_values(clusters)
-    first = values[: pilot or len(values)]
+    # The pilot is the first `pilot` repeats by number (`clusters` holds every repeat, in
+    # order, a repeat without pairs as an empty list), not the first values.
+    first = repeat_values(clusters[:pilot]) if pilot else values
     if len(first) < MIN_REPEATS:
         return None
     mean = statistics.fmean(values)

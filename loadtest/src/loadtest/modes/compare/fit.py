@@ -145,6 +145,15 @@ def choose(
     p99_s = max((level.p99_ms or 0.0) for level in at_users.values()) / 1000
     fitted_settle = up(max(MIN_SETTLE_S, p99_s), 0.05)
     settle = float(explicit.get("settle_s", fitted_settle))
+    if "window_s" in explicit and "settle_s" not in explicit and settle > explicit["window_s"] / 2:
+        # A window set by hand bounds the settle: at least half of it must be counted.
+        settle = float(explicit["window_s"]) / 2
+        notes.append(
+            f"{label}: the p99 latency ({p99_s * 1000:.0f} ms) asks for a settle of "
+            f"{fitted_settle:g} s, more than half the window set by hand "
+            f"({explicit['window_s']:g} s): settling {settle:g} s, so the previous arm's "
+            "requests may still run into the counted time; give a longer window"
+        )
     if "settle_s" in explicit:
         why.append(f"settle {settle:g} s: as set")
         if settle < p99_s:

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from loadtest.analysis.clusters import CLUSTER_METHOD
 from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark import charts
@@ -97,13 +98,7 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
 
 {markdown_table(header, rows)}
 
-Every arm was loaded in turn, in the benchmark's paired protocol: per scenario one locust run
-alternated the load between the arms in {settings["window_s"]:g}s windows (the first \
-{settings["settle_s"]:g}s of each not counted), {settings["pairs"]} rounds per repeat in \
-rotating order. A ratio is the median of the per-round ratios of neighbouring windows, with its
-exact 95% confidence interval. CPU per request and memory are of the process tree the harness
-started (none for an arm it only reached); start-up is launch to the first 200 on the arm's
-health path. A ⚠ marks a flagged cell.
+{protocol_paragraph(results)}
 
 {chr(10).join(load_generator_lines(results))}
 
@@ -155,3 +150,48 @@ def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:
     if ratio_svg is not None:
         write_text_safely(run_dir / "ratios.svg", ratio_svg)
     return path
+
+
+def protocol_paragraph(results: dict[str, Any]) -> str:
+    """How the arms were loaded and the ratios formed; a run without a fitted timetable or
+    intervals over repeats reads as it always did (its report rebuilt the same)."""
+    settings = results["settings"]
+    fitted = results.get("timetable") or {}
+    methods = {
+        figures.get("method")
+        for per_arm in results["ratios_vs_baseline"].values()
+        for figures in per_arm.values()
+    }
+    if not fitted and CLUSTER_METHOD not in methods:
+        return f"""Every arm was loaded in turn, in the benchmark's paired protocol: per scenario \
+one locust run
+alternated the load between the arms in {settings["window_s"]:g}s windows (the first \
+{settings["settle_s"]:g}s of each not counted), {settings["pairs"]} rounds per repeat in \
+rotating order. A ratio is the median of the per-round ratios of neighbouring windows, with its
+exact 95% confidence interval. CPU per request and memory are of the process tree the harness
+started (none for an arm it only reached); start-up is launch to the first 200 on the arm's
+health path. A ⚠ marks a flagged cell."""
+    windows = (
+        "; ".join(
+            f"{scenario_label(results, name)} {timetable['window_s']:g}s windows (the first "
+            f"{timetable['settle_s']:g}s not counted) with {timetable['users']} users"
+            for name, timetable in fitted.items()
+        )
+        if fitted
+        else f"{settings['window_s']:g}s windows (the first {settings['settle_s']:g}s of each "
+        f"not counted) with {settings['users']} users"
+    )
+    interval = (
+        "each repeat's median is one value, and the 95% interval is Student's t over the "
+        "repeats (it covers what a rerun changes)"
+        if CLUSTER_METHOD in methods
+        else "the ratio is their median, with its exact 95% confidence interval"
+    )
+    return (
+        "Every arm was loaded in turn, in the benchmark's paired protocol: per scenario one "
+        f"locust run alternated the load between the arms in {windows}, {settings['pairs']} "
+        "rounds per repeat in rotating order. A ratio is formed per round from neighbouring "
+        f"windows; {interval}. CPU per request and memory are of the process tree the harness "
+        "started (none for an arm it only reached); start-up is launch to the first 200 on the "
+        "arm's health path. A ⚠ marks a flagged cell."
+    )

@@ -98,8 +98,8 @@ def build_compare_results(
         flags.append(
             f"the pilot of {settings.repeats} repeats was expected to take about "
             f"{stopping.pilot_over_budget_s / 60:.0f} min, past the budget of "
-            f"{settings.budget_s / 60:g} min: it ran whole, and no repeat was added; give a "
-            "larger --budget, fewer scenarios or shorter windows"
+            f"{settings.budget_s / 60:g} min: it ran whole, with no room for more repeats; "
+            "give a larger --budget, fewer scenarios or shorter windows"
         )
     if stopping.stopped == "budget":
         short = sorted(

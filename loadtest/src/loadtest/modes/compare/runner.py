@@ -307,6 +307,11 @@ def fit_scenario(
     )
     explicit = {key: getattr(settings, key) for key in settings.set_by_hand}
     label = settings.plan.scenario(name).label
+    if not levels:  # the probe's windows held nothing: time with the values as they are
+        progress.note(f"⚠ {label}: the probe measured nothing; timed without a fitted timetable")
+        return Timetable(
+            settings.users, settings.window_s, settings.settle_s, ("the probe measured nothing",)
+        )
     timetable = choose(levels, explicit, label)
     progress.note(f"{label} timetable: " + "; ".join(timetable.why))
     for note in timetable.notes:

@@ -42,7 +42,7 @@ class Stopping:
         if self.repeats_began_s is None:
             self.repeats_began_s = elapsed_s
         per_repeat = (elapsed_s - self.repeats_began_s - self.probing_s) / max(done, 1)
-        if done == 1 < self.settings.repeats:
+        if self.plans and done == 1 < self.settings.repeats:
             expected = elapsed_s + (self.settings.repeats - 1) * per_repeat
             if expected > self.settings.budget_s:
                 self.pilot_over_budget_s = expected
@@ -50,8 +50,8 @@ class Stopping:
                     f"the pilot of {self.settings.repeats} repeats will take about "
                     f"{expected / 60:.0f} min, past the budget of "
                     f"{self.settings.budget_s / 60:g} min: it runs whole (the interval over "
-                    "repeats needs them), and no repeat is added; give a larger --budget, "
-                    "fewer scenarios or shorter windows next time"
+                    "repeats needs them), and no repeat will fit after it; give a larger "
+                    "--budget, fewer scenarios or shorter windows next time"
                 )
         if done < self.settings.repeats:
             return True
@@ -66,7 +66,9 @@ class Stopping:
                     f"±{self.settings.precision:.0%}; adding up to {most - done} more within "
                     f"the budget ({self.settings.budget_s / 60:g} min)"
                 )
-        most = max(self.needed.values(), default=done)
+        if not self.needed:  # no ratio could be planned (no pairs in enough repeats)
+            return False
+        most = max(self.needed.values())
         if done >= most:
             self.stopped = "precision"
             return False
