@@ -21,8 +21,6 @@ from loadtest.output.text import format_ratio
 # In READ synthetic the app alone should be the limit: its windows are checked for saturation.
 SATURATION_SCENARIO = "synthetic"
 MEMORY_FIELDS = ("idle", "peak", "after")
-# How a reader gets more pairs, said in the flags of too wide or missing intervals.
-MORE_PAIRS = "add pairs (--pairs, --repeats)"
 # The relative error of a figure written to SIGNIFICANT_DIGITS (4): at most half a unit of the
 # last digit kept.
 ROUNDING = 10.0 ** -(SIGNIFICANT_DIGITS - 1)
@@ -357,7 +355,7 @@ def build_results(
                 ratios[name][arm] = figures
             else:
                 between[name][f"{arm}/{reference}"] = figures
-    interval_flags = ratio_flags(labelled, MORE_PAIRS)
+    interval_flags = ratio_flags(labelled, settings.more_precision)
     flags += cost_flags(costs) + interval_flags
     cross_check = None
     if cross_check_tool is not None:

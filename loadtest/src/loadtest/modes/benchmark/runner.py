@@ -312,7 +312,10 @@ def measure_scenario(
         pinning,
         repeat_dir / name,
         progress,
-        title=f"repeat {repeat}/{settings.repeats} · {name} · {' / '.join(apps)} in "
+        # Past a compare run's pilot, the repeats it added have no planned total to show.
+        title=f"repeat {repeat}"
+        + (f"/{settings.repeats}" if repeat <= settings.repeats else " (added after the pilot)")
+        + f" · {name} · {' / '.join(apps)} in "
         f"{settings.pairs} rounds",
         database_pid=database.server_pid if database is not None else None,
         during=f"the {name} scenario",

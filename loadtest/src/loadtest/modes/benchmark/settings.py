@@ -28,6 +28,11 @@ class BenchmarkSettings(PairedLoadSettings):
         )
 
     @property
+    def more_precision(self) -> str:
+        """How a reader of this mode gets narrower intervals, said in the flags of wide ones."""
+        return "add pairs (--pairs, --repeats)"
+
+    @property
     def baseline(self) -> str | None:
         return self.plan.baseline
 

@@ -38,6 +38,11 @@ class CompareSettings(BenchmarkSettings):
     )
 
     @property
+    def more_precision(self) -> str:
+        """compare adds repeats itself until the target or the budget: the budget is the knob."""
+        return "give a larger --budget (the target is --precision)"
+
+    @property
     def plan(self) -> PairedPlan:
         assert self.file is not None, "a compare run's settings come from its file"
         return self.file.plan
