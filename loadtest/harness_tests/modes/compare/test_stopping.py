@@ -67,6 +67,8 @@ def test_a_steady_pilot_is_enough() -> None:
     assert repeats_run(stopping, pilot([2.0, 2.02, 1.98, 2.01, 1.99]), 10.0) == 5
     assert stopping.stopped == "precision"
     assert stopping.ratio_stopped(RATIO) == "precision"
+    # A ratio whose arm failed verification in a repeat had pairs in fewer than were run.
+    assert stopping.ratio_stopped(RATIO, repeats_with_pairs=4) == "budget"
     assert stopping.as_dict() == {
         "precision": 0.05,
         "budget_s": 600.0,

@@ -87,12 +87,14 @@ def build_compare_results(
     for scenario, per_arm in results["ratios_vs_baseline"].items():
         for arm, figures in per_arm.items():
             key = (scenario, arm, results["settings"]["baseline"])
-            figures["stopped"] = stopping.ratio_stopped(key)
+            figures["stopped"] = stopping.ratio_stopped(key, len(figures["per_repeat"]))
             figures["repeats_needed"] = stopping.needed.get(key)
     for scenario, per_pair in results["ratios_between_arms"].items():
         for label, figures in per_pair.items():
             arm, reference = label.split("/")
-            figures["stopped"] = stopping.ratio_stopped((scenario, arm, reference))
+            figures["stopped"] = stopping.ratio_stopped(
+                (scenario, arm, reference), len(figures["per_repeat"])
+            )
             figures["repeats_needed"] = stopping.needed.get((scenario, arm, reference))
     if stopping.pilot_over_budget_s is not None:
         flags.append(

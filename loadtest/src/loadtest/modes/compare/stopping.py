@@ -81,10 +81,13 @@ class Stopping:
             return False
         return True
 
-    def ratio_stopped(self, key: RatioKey) -> str:
+    def ratio_stopped(self, key: RatioKey, repeats_with_pairs: int | None = None) -> str:
+        """How the ratio stopped: "precision" if the repeats in which it had pairs (all the run
+        had, unless said) reached what it needed, else "budget"; "fixed" with nothing planned."""
         if not self.plans or key not in self.needed:
             return "fixed"
-        return "precision" if self.needed[key] <= self.repeats else "budget"
+        had = self.repeats if repeats_with_pairs is None else repeats_with_pairs
+        return "precision" if self.needed[key] <= had else "budget"
 
     def as_dict(self) -> dict[str, Any]:
         return {
