@@ -11,6 +11,7 @@ from rich.console import Console
 from harness_tests.factories import make_run
 from harness_tests.runner import REPOSITORY_ROOT, run_in_process
 from loadtest.lab.progress import ProgressDisplay
+from loadtest.load.windows import WindowRecord
 from loadtest.modes.benchmark.records import ScenarioRun
 from loadtest.modes.compare.file import read_compare_file
 from loadtest.modes.compare.settings import CompareSettings
@@ -44,12 +45,16 @@ def pilot(ratios: list[float]) -> list[ScenarioRun]:
     ]
 
 
+def windows_of(runs: list[ScenarioRun]) -> list[WindowRecord]:
+    return [window for run in runs for window in run.windows]
+
+
 def repeats_run(stopping: Stopping, runs: list[ScenarioRun], seconds_each: float) -> int:
     """Repeats run as compare runs them, each taking `seconds_each`; a repeat past the pilot
     repeats the pilot's first ratio."""
     display, _ = progress()
     done = 0
-    while stopping.another_repeat(done, runs[:done], done * seconds_each, display):
+    while stopping.another_repeat(done, windows_of(runs[:done]), done * seconds_each, display):
         done += 1
         if done > len(runs):
             runs.append(
@@ -95,11 +100,11 @@ def test_the_budget_ends_a_run_short_and_says_so() -> None:
     display, output = progress()
     runs = pilot([2.0, 2.3, 1.8, 2.2, 1.9])
     for done in range(5):
-        assert stopping.another_repeat(done, runs[:done], done * 10.0, display)
+        assert stopping.another_repeat(done, windows_of(runs[:done]), done * 10.0, display)
     # 50 s for the pilot: a sixth repeat ends by 60 s, a seventh by 70 s, an eighth would not.
-    assert stopping.another_repeat(5, runs, 50.0, display)
-    assert stopping.another_repeat(6, runs, 60.0, display)
-    assert stopping.another_repeat(7, runs, 70.0, display) is False
+    assert stopping.another_repeat(5, windows_of(runs), 50.0, display)
+    assert stopping.another_repeat(6, windows_of(runs), 60.0, display)
+    assert stopping.another_repeat(7, windows_of(runs), 70.0, display) is False
     assert stopping.stopped == "budget"
     assert stopping.ratio_stopped(RATIO) == "budget"
     text = output.getvalue()
@@ -117,14 +122,16 @@ def test_a_pilot_past_the_budget_runs_whole_and_says_so_after_its_first_repeat()
     runs = pilot([2.0, 2.3, 1.8, 2.2, 1.9])
     assert stopping.another_repeat(0, [], 0.0, display)
     # The first repeat took 45 s, 30 of them probing: 15 s a repeat, 45 + 4 x 15 = 105 s.
-    assert stopping.another_repeat(1, runs[:1], 45.0, display)
+    assert stopping.another_repeat(1, windows_of(runs[:1]), 45.0, display)
     assert stopping.pilot_over_budget_s == 105.0
     assert "the pilot of 5 repeats will take about 2 min, past the budget of 1 min" in (
         output.getvalue()
     )
     for done in (2, 3, 4):
-        assert stopping.another_repeat(done, runs[:done], 45.0 + 15 * (done - 1), display)
-    assert stopping.another_repeat(5, runs, 105.0, display) is False
+        assert stopping.another_repeat(
+            done, windows_of(runs[:done]), 45.0 + 15 * (done - 1), display
+        )
+    assert stopping.another_repeat(5, windows_of(runs), 105.0, display) is False
     assert stopping.stopped == "budget" and stopping.as_dict()["pilot_over_budget_s"] == 105
 
 
@@ -135,8 +142,8 @@ def test_a_pilot_with_no_ratio_to_plan_from_stops_as_fixed() -> None:
     display, _ = progress()
     empty = [replace(run, windows=[]) for run in pilot([2.0] * 5)]
     for done in range(5):
-        assert stopping.another_repeat(done, empty[:done], done * 10.0, display)
-    assert stopping.another_repeat(5, empty, 50.0, display) is False
+        assert stopping.another_repeat(done, windows_of(empty[:done]), done * 10.0, display)
+    assert stopping.another_repeat(5, windows_of(empty), 50.0, display) is False
     assert stopping.stopped == "fixed" and stopping.needed == {}
 
 

@@ -25,11 +25,36 @@ def by_pair(
 
 
 def window_ratios(
-    records: Iterable[WindowRecord], scenario: str, slot: str, reference: str
+    records: Iterable[WindowRecord],
+    scenario: str,
+    slot: str,
+    reference: str,
+    value: Callable[[WindowRecord], float | None] = lambda record: record.rps,
 ) -> list[float]:
-    """Per round, the slot's window r/s over the reference's window r/s in the same round."""
+    """Per round, the slot's window value (r/s unless said) over the reference's window value
+    in the same round."""
     records = list(records)
-    return paired_ratios(by_pair(records, scenario, slot), by_pair(records, scenario, reference))
+    return paired_ratios(
+        by_pair(records, scenario, slot, value), by_pair(records, scenario, reference, value)
+    )
+
+
+def ratios_by_repeat(
+    records: Iterable[WindowRecord],
+    scenario: str,
+    slot: str,
+    reference: str,
+    value: Callable[[WindowRecord], float | None] = lambda record: record.rps,
+) -> dict[int, list[float]]:
+    """window_ratios per repeat, every repeat the records hold in order (a repeat without a
+    pair as an empty list: the interval over repeats counts its pilot by repeat)."""
+    by_repeat: dict[int, list[WindowRecord]] = {}
+    for record in records:
+        by_repeat.setdefault(record.repeat, []).append(record)
+    return {
+        repeat: window_ratios(by_repeat[repeat], scenario, slot, reference, value)
+        for repeat in sorted(by_repeat)
+    }
 
 
 def window_ratio(

@@ -7,8 +7,8 @@ from typing import Any
 
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
 from loadtest.analysis.limits import AGREEMENT_LIMIT, SATURATION_LIMIT
-from loadtest.analysis.paired_windows import by_pair, window_ratios
-from loadtest.analysis.ratio import SIGNIFICANT_DIGITS, PairedRatio, paired_ratios
+from loadtest.analysis.paired_windows import ratios_by_repeat
+from loadtest.analysis.ratio import SIGNIFICANT_DIGITS, PairedRatio
 from loadtest.analysis.stats import round_or_none, summarize
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
@@ -40,36 +40,21 @@ def ratio_results(
     """The arm's r/s over the reference's, paired by round: a PairedRatio over the repeats (the
     interval that covers a rerun from 5 repeats on; `pilot`: how many of them planned the
     rest), each repeat's own median beside it, and the same for the app's CPU per request."""
-    repeats = sorted({record.repeat for record in windows})
-    by_repeat = {
-        repeat: [record for record in windows if record.repeat == repeat] for repeat in repeats
-    }
-    pairs = {
-        repeat: window_ratios(own, scenario, arm, reference) for repeat, own in by_repeat.items()
-    }
+    pairs = ratios_by_repeat(windows, scenario, arm, reference)
     ratio = PairedRatio.from_repeats(list(pairs.values()), pilot)
     per_repeat = [
         {"repeat": repeat, "pairs": len(found), "estimate": round(statistics.median(found), 3)}
         for repeat, found in pairs.items()
         if found
     ]
-    costs = [cpu_cost_ratios(own, scenario, arm, reference) for own in by_repeat.values()]
-    cpu = PairedRatio.from_repeats(costs, pilot)
+    # The app's CPU per request, paired as the r/s are (no pairs where the harness did not read
+    # an arm's process: one reached by URL).
+    costs = ratios_by_repeat(windows, scenario, arm, reference, app_cpu_per_request)
+    cpu = PairedRatio.from_repeats(list(costs.values()), pilot)
     return ratio.as_dict() | {
         "per_repeat": per_repeat,
         "cpu_per_request": cpu.as_dict() if cpu.pairs else None,
     }
-
-
-def cpu_cost_ratios(
-    windows: list[WindowRecord], scenario: str, arm: str, reference: str
-) -> list[float]:
-    """The arm's app CPU per request over the reference's, paired by round as the r/s are (no
-    pairs where the harness did not read an arm's process: one reached by URL)."""
-    return paired_ratios(
-        by_pair(windows, scenario, arm, app_cpu_per_request),
-        by_pair(windows, scenario, reference, app_cpu_per_request),
-    )
 
 
 def app_cpu_per_request(record: WindowRecord) -> float | None:

@@ -84,18 +84,19 @@ def build_compare_results(
     results["stopping"] = stopping.as_dict()
     results["timetable"] = {name: timetable.as_dict() for name, timetable in timetables.items()}
     flags += [note for timetable in timetables.values() for note in timetable.notes]
-    for scenario, per_arm in results["ratios_vs_baseline"].items():
-        for arm, figures in per_arm.items():
-            key = (scenario, arm, results["settings"]["baseline"])
-            figures["stopped"] = stopping.ratio_stopped(key, len(figures["per_repeat"]))
-            figures["repeats_needed"] = stopping.needed.get(key)
-    for scenario, per_pair in results["ratios_between_arms"].items():
-        for label, figures in per_pair.items():
-            arm, reference = label.split("/")
-            figures["stopped"] = stopping.ratio_stopped(
-                (scenario, arm, reference), len(figures["per_repeat"])
-            )
-            figures["repeats_needed"] = stopping.needed.get((scenario, arm, reference))
+    baseline = results["settings"]["baseline"]
+    ratios = [
+        ((scenario, arm, baseline), figures)
+        for scenario, per_arm in results["ratios_vs_baseline"].items()
+        for arm, figures in per_arm.items()
+    ] + [
+        ((scenario, *label.split("/")), figures)  # "arm/reference"
+        for scenario, per_pair in results["ratios_between_arms"].items()
+        for label, figures in per_pair.items()
+    ]
+    for key, figures in ratios:
+        figures["stopped"] = stopping.ratio_stopped(key, len(figures["per_repeat"]))
+        figures["repeats_needed"] = stopping.needed.get(key)
     if stopping.pilot_over_budget_s is not None:
         flags.append(
             f"the pilot of {settings.repeats} repeats was expected to take about "

@@ -89,7 +89,9 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
         stopping = Stopping(settings)
         timetables: dict[str, Timetable] = {}  # fitted in the first repeat
         repeat = 0
-        while stopping.another_repeat(repeat, runs, time.monotonic() - began, progress):
+        while stopping.another_repeat(
+            repeat, [w for run in runs for w in run.windows], time.monotonic() - began, progress
+        ):
             repeat += 1
             repeat_lives, repeat_runs, repeat_differences = run_repeat(
                 settings, repeat, session, database, progress, timetables, stopping

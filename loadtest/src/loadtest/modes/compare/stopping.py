@@ -9,10 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loadtest.analysis.clusters import MIN_REPEATS, repeats_needed
-from loadtest.analysis.paired_windows import window_ratios
+from loadtest.analysis.paired_windows import ratios_by_repeat
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.benchmark.records import ScenarioRun
 from loadtest.modes.compare.settings import CompareSettings
 
 RatioKey = tuple[str, str, str]  # scenario, arm, reference
@@ -35,9 +34,10 @@ class Stopping:
         return self.settings.precision > 0 and self.settings.repeats >= MIN_REPEATS
 
     def another_repeat(
-        self, done: int, runs: list[ScenarioRun], elapsed_s: float, progress: ProgressDisplay
+        self, done: int, windows: list[WindowRecord], elapsed_s: float, progress: ProgressDisplay
     ) -> bool:
-        """Whether to run repeat done + 1, `elapsed_s` into the run."""
+        """Whether to run repeat done + 1, `elapsed_s` into the run, from the windows measured
+        so far."""
         self.repeats = done
         if self.repeats_began_s is None:
             self.repeats_began_s = elapsed_s
@@ -58,7 +58,7 @@ class Stopping:
         if not self.plans:
             return False
         if done == self.settings.repeats:
-            self.needed = plan(self.settings, [w for run in runs for w in run.windows])
+            self.needed = plan(self.settings, windows)
             most = max(self.needed.values(), default=done)
             if most > done:
                 progress.note(
@@ -106,19 +106,10 @@ class Stopping:
 def plan(settings: CompareSettings, windows: list[WindowRecord]) -> dict[RatioKey, int]:
     """Each ratio's repeats needed for the target, from the pilot's windows (a ratio without
     pairs in enough repeats, such as an arm that failed verification, plans nothing)."""
-    repeats = sorted({record.repeat for record in windows})
     needed = {}
     for scenario in settings.scenarios:
         for arm, reference in settings.comparisons:
-            clusters = [
-                window_ratios(
-                    [record for record in windows if record.repeat == repeat],
-                    scenario,
-                    arm,
-                    reference,
-                )
-                for repeat in repeats
-            ]
+            clusters = ratios_by_repeat(windows, scenario, arm, reference).values()
             count = repeats_needed([pairs for pairs in clusters if pairs], settings.precision)
             if count is not None:
                 needed[(scenario, arm, reference)] = count
