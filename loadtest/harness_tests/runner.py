@@ -49,10 +49,23 @@ RUN_MARK = uuid.uuid4().hex
 PORTS_FROM, PORTS_PER_WORKER = 20_000, 1_000
 
 
+# This process's turn through its block, in a random order: two calls never hand out the same
+# port until the block is used up (two draws at random met once in CI, and the run refused the
+# file whose two arms had the same port).
+_PORT_TURN: list[int] = []
+
+
 def free_port() -> int:
+    """A port nothing listens on, not handed out before by this process (until its block of
+    PORTS_PER_WORKER is used up, then round again)."""
     worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
     first = PORTS_FROM + (worker % 6) * PORTS_PER_WORKER
-    for port in random.sample(range(first, first + PORTS_PER_WORKER), PORTS_PER_WORKER):
+    for _ in range(PORTS_PER_WORKER):
+        if not _PORT_TURN:
+            _PORT_TURN.extend(
+                random.sample(range(first, first + PORTS_PER_WORKER), PORTS_PER_WORKER)
+            )
+        port = _PORT_TURN.pop()
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
@@ -65,12 +78,7 @@ def free_port() -> int:
 def port_options(**fixed: int) -> list[str]:
     """--port-<arm> for every arm: a free port each, no two alike (or the one given, by arm
     name with _)."""
-    ports: dict[str, int] = {}
-    for arm in ARMS:
-        port = fixed.get(arm.replace("-", "_"))
-        while port is None or (port in ports.values() and arm.replace("-", "_") not in fixed):
-            port = free_port()
-        ports[arm] = port
+    ports = {arm: fixed.get(arm.replace("-", "_")) or free_port() for arm in ARMS}
     return [option for arm, port in ports.items() for option in (f"--port-{arm}", str(port))]
 
 

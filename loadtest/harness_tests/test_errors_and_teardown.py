@@ -80,11 +80,7 @@ def test_a_run_that_fails_after_calibration_leaves_no_folder(
     nothing is left of it: no folder holding only calibration/."""
     before = lab_processes()
     results_dir = tmp_path / "results"
-    ports: dict[str, int] = {}
-    for arm in ("v1", "v2", "v2_latest"):  # TINY_RUN's arms, the defaults
-        while (port := free_port()) in ports.values():
-            pass
-        ports[arm] = port
+    ports = {arm: free_port() for arm in ("v1", "v2", "v2_latest")}  # TINY_RUN's arms
     runner = subprocess.Popen(
         runner_command(
             *TINY_RUN,
