@@ -36,7 +36,9 @@ SHORTEST = [
     "--limits",
     "192",
     "--check-limit",
-    "160",
+    # 4 workers predicted (a 40 MiB master, 13 MiB a worker): 160 MiB held 9, and warming
+    # every route in 9 workers took 39 s of the run's 55 alone, 4 take 8 s.
+    "96",
     "--load",
     "1",
 ]
@@ -79,7 +81,7 @@ def test_a_real_workers_run_proves_every_worker_served_every_route(tmp_path: Pat
     assert fit["per_worker_mib"] > 0 and fit["workers_in"]["192"] >= 1
     [check] = workers["limit_checks"]
     # The check's limit is not among --limits: it is read off the line.
-    assert (check["server"], check["limit_mib"]) == ("gunicorn-preload-freeze", 160)
+    assert (check["server"], check["limit_mib"]) == ("gunicorn-preload-freeze", 96)
     if check["outcome"].startswith("not run"):  # no cgroup can be made here: it says why
         assert memory_controller() is None or "cgroup" in check["outcome"]
     else:
@@ -91,7 +93,7 @@ def test_a_real_workers_run_proves_every_worker_served_every_route(tmp_path: Pat
                 "failure" not in attempt
                 and attempt["oom_kills"] == attempt["restarted"] == attempt["failed"] == 0
             )
-            assert attempt["peak_mib"] is None or attempt["peak_mib"] <= 160 + 1
+            assert attempt["peak_mib"] is None or attempt["peak_mib"] <= 96 + 1
         assert check["held"] in (None, check["attempts"][-1]["workers"])
     assert "2 models: the most workers that fit: in 192 MiB, v2" in result.stdout
     assert (run_dir / "workers.svg").read_text().count("<svg") == 1
