@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ import psutil
 
 from loadtest.cli import main
 from loadtest.lab.arms import ARMS
+from loadtest.lab.leftovers import LOCK_VARIABLE
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 # Small enough to finish in about a minute, large enough to exercise every step (start-up
@@ -93,8 +95,14 @@ def runner_command(*argv: str) -> list[str]:
 
 
 def runner_environment(**overrides: str) -> dict[str, str]:
+    """The test's environment for a run: marked as this session's (RUN_MARK), with a run lock of
+    its own (unless the test names one), so a run another test killed outright is never this
+    run's leftover: its note would be a second line on a one-line error."""
     environment = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     environment[RUN_MARK_VARIABLE] = RUN_MARK
+    environment[LOCK_VARIABLE] = str(
+        Path(tempfile.gettempdir(), f"lab-test-{uuid.uuid4().hex}.lock")
+    )
     environment.update(overrides)
     return environment
 
