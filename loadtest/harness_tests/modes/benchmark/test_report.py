@@ -11,6 +11,7 @@ from harness_tests.factories import (
     steady_runs,
     three_arm_rounds,
 )
+from loadtest.analysis.clusters import CLUSTER_METHOD, POOLED_METHOD
 from loadtest.lab.memory import MemoryReading
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.html import write_html_report
@@ -20,6 +21,9 @@ from loadtest.modes.benchmark.tables import (
     comparison_rows,
     flags_line,
     load_generator_lines,
+    ratio_caption,
+    ratio_methods,
+    ratio_sentence,
     summary_lines,
     table_rows,
 )
@@ -185,3 +189,24 @@ def test_docker_memory_is_named_by_where_it_was_read() -> None:
     assert "memory idle, container (docker stats) MiB" in metrics
     del direct["settings"]["memory_source"]  # results.json of a run before it was recorded
     assert "memory idle, container (docker stats) MiB" in {row[0] for row in table_rows(direct)[1]}
+
+
+def test_the_reports_say_how_the_ratios_were_reached(tmp_path: Path) -> None:
+    """Pooled pairs (below 5 repeats) or the interval over repeats: the table's caption and
+    report.md's account follow each ratio's `method`, never the other's words."""
+    pooled = build(steady_runs())
+    assert ratio_methods(pooled) == [POOLED_METHOD]
+    assert ratio_caption(pooled) == "Ratio: median of paired window ratios, 95% CI in brackets."
+    over_repeats = build(steady_runs())
+    for by_arm in over_repeats["ratios_vs_baseline"].values():
+        for figures in by_arm.values():
+            figures["method"] = CLUSTER_METHOD
+    assert ratio_methods(over_repeats) == [CLUSTER_METHOD]
+    report = write_report(tmp_path, over_repeats).read_text()
+    assert "Student's t over the repeats" in report and "(order\nstatistics)" not in report
+    html = write_html_report(tmp_path, over_repeats).read_text()
+    assert "geometric mean of each repeat" in html and "median of paired window" not in html
+    [figures] = over_repeats["ratios_vs_baseline"]["read"].values()
+    figures["method"] = POOLED_METHOD  # one ratio short of pairs in a repeat: both, said so
+    assert ratio_methods(over_repeats) == [POOLED_METHOD, CLUSTER_METHOD]
+    assert "each ratio's `method` in results.json says which" in ratio_sentence(over_repeats)

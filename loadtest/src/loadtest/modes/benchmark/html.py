@@ -15,6 +15,7 @@ from loadtest.modes.benchmark.tables import (
     flags_line,
     load_generator_lines,
     memory_measure,
+    ratio_caption,
     summary_lines,
     table_rows,
     title,
@@ -127,8 +128,9 @@ def run_page(results: dict[str, Any], ratio_svg: str | None, extra_sections: str
 {ratio_figure(ratio_svg, published=kind == "benchmark")}
 <h2>Summary</h2>
 {html_table(header, rows)}
-<p class="note">r/s: median of windows (min–max). Ratio: median of paired window ratios, 95% CI
-in brackets. CPU: the app's milliseconds per request (PostgreSQL's after it in parentheses,
+<p class="note">r/s: median of windows (min–max). {
+        escape(ratio_caption(results))
+    } CPU: the app's milliseconds per request (PostgreSQL's after it in parentheses,
 where it was measured). ⚠: see the flags.</p>
 <p>{"<br>".join(escape(line) for line in load_generator_lines(results))}</p>
 <h2>Flags</h2>

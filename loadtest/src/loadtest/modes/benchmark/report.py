@@ -13,6 +13,8 @@ from loadtest.modes.benchmark.tables import (
     VERSION_LIBRARIES,
     flags_line,
     load_generator_lines,
+    ratio_caption,
+    ratio_sentence,
     summary_lines,
     table_rows,
     title,
@@ -37,8 +39,8 @@ def print_report(results: dict[str, Any], console: Console) -> None:
         header,
         rows,
         title=title(results),
-        caption="r/s: median of windows (min–max). Ratio: median of paired window ratios, "
-        "95% CI in brackets. CPU: the app's ms per request (PostgreSQL's after it in "
+        caption=f"r/s: median of windows (min–max). {ratio_caption(results)} "
+        "CPU: the app's ms per request (PostgreSQL's after it in "
         "parentheses, where it was measured)." + (" ⚠: see flags below." if flags else ""),
     )
     for line in load_generator_lines(results):
@@ -73,9 +75,8 @@ Every arm was alive for the whole repeat, and they were loaded in turn (pinning:
 {settings["pinning"]["note"]}): per scenario one locust run alternated the load between them
 in {settings["window_s"]:g}s windows (the first {settings["settle_s"]:g}s of each not \
 counted), {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an
-arm's windows (min–max in brackets). A ratio is the median of the per-round ratios of
-neighbouring windows, with its exact 95% confidence interval for the median (order
-statistics). Latency percentiles are over every counted request; CPU per request is the app's
+arm's windows (min–max in brackets). {ratio_sentence(results)} Latency percentiles are over \
+every counted request; CPU per request is the app's
 process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
 is the app's process tree (RSS, with USS in brackets; with `--docker`, the container's usage
 as `docker stats` reports it), median over repeats: idle after

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from loadtest.analysis.clusters import CLUSTER_METHOD, POOLED_METHOD
 from loadtest.analysis.limits import SATURATION_LIMIT
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.output.text import (
@@ -70,6 +71,51 @@ def comparisons(results: dict[str, Any]) -> list[Comparison]:
         arm, reference = key.split("/")
         found.append(Comparison(arm, reference, over_baseline=False))
     return found
+
+
+# How a ratio was reached, by its `method` in results.json: a few words for a table's caption,
+# and the sentence of report.md's paragraph.
+RATIO_METHOD_WORDS = {
+    POOLED_METHOD: (
+        "median of paired window ratios",
+        # As report.md has always worded it, line breaks and all: an old run's rebuilt report
+        # is the same file.
+        "the median of the per-round ratios of\nneighbouring windows, with its exact 95% "
+        "confidence interval for the median (order\nstatistics)",
+    ),
+    CLUSTER_METHOD: (
+        "over repeats, the geometric mean of each repeat's median paired window ratio",
+        "over repeats: each repeat's median of the per-round ratios of neighbouring windows, "
+        "their geometric mean, and a 95% interval of Student's t over the repeats, which covers "
+        "what a rerun would vary",
+    ),
+}
+
+
+def ratio_methods(results: dict[str, Any]) -> list[str]:
+    """The methods the run's ratios used, the pooled one first (a ratio that lacked pairs in
+    some repeats keeps it); a results file from before `method` was written: the pooled one."""
+    groups = [results["ratios_vs_baseline"], results.get("ratios_between_arms", {})]
+    found = {
+        figures.get("method", POOLED_METHOD)
+        for group in groups
+        for by_arm in group.values()
+        for figures in by_arm.values()
+    }
+    return [method for method in RATIO_METHOD_WORDS if method in found] or [POOLED_METHOD]
+
+
+def ratio_caption(results: dict[str, Any]) -> str:
+    """'Ratio: ...' for under a table."""
+    words = " or ".join(RATIO_METHOD_WORDS[method][0] for method in ratio_methods(results))
+    return f"Ratio: {words}, 95% CI in brackets."
+
+
+def ratio_sentence(results: dict[str, Any]) -> str:
+    """'A ratio is ...' for a report's account of how it measured."""
+    methods = ratio_methods(results)
+    which = " (each ratio's `method` in results.json says which)" if len(methods) > 1 else ""
+    return f"A ratio is {'; or '.join(RATIO_METHOD_WORDS[m][1] for m in methods)}{which}."
 
 
 VERSION_LIBRARIES = (
