@@ -2,11 +2,12 @@
 of one file given the same port (two draws at random met once in CI, and the run refused the
 file), or a run killed outright by one test named in another's one-line error as its leftover."""
 
-from harness_tests.runner import PORTS_PER_WORKER, free_port, runner_environment
+from harness_tests.runner import _PORT_TURN, PORTS_PER_WORKER, free_port, runner_environment
 from loadtest.lab.leftovers import LOCK_VARIABLE
 
 
 def test_a_block_of_ports_is_handed_out_without_a_repeat() -> None:
+    _PORT_TURN.clear()  # a fresh turn: half of the block, whatever this worker used before
     ports = [free_port() for _ in range(PORTS_PER_WORKER // 2)]
     assert len(set(ports)) == len(ports)
 

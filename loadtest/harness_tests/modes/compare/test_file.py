@@ -422,7 +422,11 @@ def test_the_lab_file_builds_the_benchmarks_own_plan() -> None:
     assert file.dataset_size == BenchmarkSettings().dataset_size
     # The benchmark's timetable, which the fit would otherwise choose per scenario.
     defaults = BenchmarkSettings()
-    assert file.options == {"users": defaults.users, "window_s": defaults.window_s}
+    assert file.options == {
+        "users": defaults.users,
+        "window_s": defaults.window_s,
+        "settle_s": defaults.settle_s,
+    }
 
 
 def test_the_burn_example_reads() -> None:

@@ -121,20 +121,26 @@ def test_the_scenario_is_timed_with_its_timetable() -> None:
 
 
 @pytest.mark.parametrize(
-    ("arguments", "set_by_hand", "fit"),
+    ("file", "arguments", "set_by_hand", "fit"),
     [
-        ([], (), True),
-        (["--users", "3", "--window", "2"], ("users", "window_s"), True),
-        (["--no-fit"], (), False),
+        ("burn.toml", [], (), True),
+        ("burn.toml", ["--users", "3", "--window", "2"], ("users", "window_s"), True),
+        ("burn.toml", ["--no-fit"], (), False),
+        # The file sets all three (the benchmark's timetable): nothing is left to fit, no probe.
+        ("lab.toml", [], ("users", "window_s", "settle_s"), False),
     ],
 )
 def test_the_command_line_says_what_was_set_by_hand(
-    arguments: list[str], set_by_hand: tuple[str, ...], fit: bool, monkeypatch: pytest.MonkeyPatch
+    file: str,
+    arguments: list[str],
+    set_by_hand: tuple[str, ...],
+    fit: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from loadtest.modes.compare import command
 
     seen = {}
     monkeypatch.setattr(command, "run", lambda settings, _: seen.setdefault("settings", settings))
-    run_in_process("compare", "examples/burn.toml", *arguments)
+    run_in_process("compare", f"examples/{file}", *arguments)
     settings = seen["settings"]
     assert (settings.set_by_hand, settings.fit) == (set_by_hand, fit)

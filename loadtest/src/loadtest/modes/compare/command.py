@@ -153,7 +153,8 @@ def settings_from(arguments: argparse.Namespace) -> CompareSettings:
     values["set_by_hand"] = tuple(
         name for name in ("users", "window_s", "settle_s") if name in values
     )
-    if arguments.no_fit:
+    # With users, window and settle all set, nothing is left to fit: no probe either.
+    if arguments.no_fit or len(values["set_by_hand"]) == 3:
         values["fit"] = False
     if arguments.no_pin:
         values["pin"] = False
