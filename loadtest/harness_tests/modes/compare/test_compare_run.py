@@ -121,6 +121,10 @@ def test_the_run_writes_the_benchmarks_results_for_the_files_arms(burn_run) -> N
     assert results["settings"]["scenario_labels"] == {"burn": "BURN"}
     assert results["settings"]["services"]["slow"]["started_here"] is True
     assert results["differences"] == {}
+    # No lab database: the pinning line names none (a service's own is not pinned).
+    pinning = results["settings"]["pinning"]
+    assert "PostgreSQL" not in pinning["note"]
+    assert "own database is not pinned" in pinning["note"] or not pinning["enabled"]
     for arm in ("fast", "slow"):
         figures = results["apps"][arm]
         assert figures["startup"]["samples"] == 1 and figures["startup"]["to_health_s"] > 0

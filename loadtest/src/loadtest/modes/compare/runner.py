@@ -16,7 +16,7 @@ from loadtest.lab.dataset import load_dataset
 from loadtest.lab.docker import readable_container_pid
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import PeakMemorySampler, read_tree_memory
-from loadtest.lab.pinning import PinningPlan, process_cpus
+from loadtest.lab.pinning import PinningPlan, plan_pinning, process_cpus
 from loadtest.lab.processes import ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.services import RunningApp, Service, start_service, wait_for_health
@@ -69,7 +69,15 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
         session.host["interpreter"] = lab_build | {
             "where": "the lab's environments; each arm runs its own"
         }
-        session.pin(settings.pin)
+        if settings.dataset_size:
+            session.pin(settings.pin)  # the lab's PostgreSQL beside the load generator
+        else:
+            # No lab database: a service's own, if it has one, runs where its owner started
+            # it, unpinned, and the pinning line does not claim it.
+            planned = plan_pinning(settings.pin).without(
+                "PostgreSQL", "a service's own database is not pinned"
+            )
+            session.pin(settings.pin, load_side=planned.load_side, note=planned.note)
         database = session.start_database() if settings.dataset_size else None
         if database is not None:
             console.print(
