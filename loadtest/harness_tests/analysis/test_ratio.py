@@ -12,6 +12,7 @@ from loadtest.analysis.ratio import (
     ratios_by_key,
     significant,
 )
+from loadtest.output.text import format_ratio
 
 
 def test_a_ratio_is_the_median_of_its_pairs_with_the_exact_interval() -> None:
@@ -100,3 +101,19 @@ def test_flags_name_a_few_wide_ratios_and_count_many() -> None:
     many = ratio_flags([(f"R{index}", wide) for index in range(9)], "raise --pairs")
     assert many[0].startswith("9 of 9 ratios have a 95% CI wider than ±5% (widest: R")
     assert ratio_flags([("C", steady)], "add pairs") == []
+
+
+def test_the_widest_interval_not_flagged_is_the_runs_own() -> None:
+    """compare's --precision 0.1 asks for ±10%: a ±7% interval met it, and neither the ratio,
+    nor the run's flag about intervals, nor its ⚠ in a table says otherwise; at the
+    benchmark's ±5% the same interval is flagged."""
+    at_five = PairedRatio(1.0, 0.95, 1.07, 30)
+    at_ten = PairedRatio(1.0, 0.95, 1.07, 30, limit=0.1)
+    assert at_five.flags == ("95% CI ±7.0% is wider than ±5%",) and at_ten.flags == ()
+    [line] = ratio_flags([("READ v2/v1", at_five)], "add pairs")
+    assert line.startswith("95% CI wider than ±5%: READ v2/v1 ±7.0%")
+    assert ratio_flags([("READ v2/v1", at_ten)], "add pairs", 0.1) == []
+    assert PairedRatio.from_dict(at_ten.as_dict(), 0.1).flags == ()
+    # A table reads the flags the run recorded, not the benchmark's ±5% again.
+    assert format_ratio(at_ten.as_dict()) == "1.00x [0.95–1.07]"
+    assert format_ratio(at_five.as_dict()).endswith("⚠")

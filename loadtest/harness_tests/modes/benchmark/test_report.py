@@ -20,6 +20,7 @@ from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.benchmark.tables import (
     comparison_rows,
     flags_line,
+    interval_limit_text,
     load_generator_lines,
     ratio_caption,
     ratio_methods,
@@ -210,3 +211,14 @@ def test_the_reports_say_how_the_ratios_were_reached(tmp_path: Path) -> None:
     figures["method"] = POOLED_METHOD  # one ratio short of pairs in a repeat: both, said so
     assert ratio_methods(over_repeats) == [POOLED_METHOD, CLUSTER_METHOD]
     assert "each ratio's `method` in results.json says which" in ratio_sentence(over_repeats)
+
+
+def test_the_verdict_names_the_runs_own_limit_on_intervals() -> None:
+    """compare's --precision is the width its verdict line promises; --quick's 0 and the
+    benchmark keep ±5%."""
+    assert interval_limit_text({"settings": {"precision": 0.1}}) == "±10%"
+    assert interval_limit_text({"settings": {"precision": 0.0}}) == "±5%"
+    assert interval_limit_text({"settings": {}}) == "±5%"
+    results = build(steady_runs())
+    results["settings"]["precision"] = 0.025
+    assert "every 95% CI within ±2.5%" in flags_line(results)

@@ -66,11 +66,14 @@ def locust_flags(locust: LocustRun, load_cores: int, where: str) -> list[str]:
     return flags
 
 
-def ratio_flags(labelled: Sequence[tuple[str, PairedRatio]], remedy: str) -> list[str]:
+def ratio_flags(
+    labelled: Sequence[tuple[str, PairedRatio]], remedy: str, limit: float = CI_HALF_WIDTH_LIMIT
+) -> list[str]:
     """One line for the ratios with too few pairs for an interval, one for those whose interval
     is too wide (a --quick run on a busy hour flags most of them, and a line each would say one
     thing many times). Up to NAMED_RATIOS_LIMIT are named; beyond, counted, widest first.
-    `remedy` is the mode's way to more pairs, e.g. "add pairs (--pairs, --repeats)"."""
+    `remedy` is the mode's way to more pairs, e.g. "add pairs (--pairs, --repeats)"; `limit`
+    the widest interval not flagged (the ratios' own, from compare's --precision)."""
     flagged = [(label, ratio) for label, ratio in labelled if ratio.flags]
     few = [label for label, ratio in flagged if ratio.half_width is None]
     wide = sorted(
@@ -90,10 +93,10 @@ def ratio_flags(labelled: Sequence[tuple[str, PairedRatio]], remedy: str) -> lis
     if wide:
         named = [f"{label} ±{width:.1%}" for width, label in wide]
         which = (
-            f"95% CI wider than ±{CI_HALF_WIDTH_LIMIT:.0%}: {', '.join(named)}"
+            f"95% CI wider than ±{limit * 100:g}%: {', '.join(named)}"
             if len(wide) <= NAMED_RATIOS_LIMIT
             else f"{len(wide)} of {len(labelled)} ratios have a 95% CI wider than "
-            f"±{CI_HALF_WIDTH_LIMIT:.0%} (widest: {', '.join(named[:3])})"
+            f"±{limit * 100:g}% (widest: {', '.join(named[:3])})"
         )
         flags.append(
             f"{which}. The machine's speed moved within the pairs, or there were too few of "

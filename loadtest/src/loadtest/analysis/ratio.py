@@ -36,17 +36,30 @@ class PairedRatio:
     pair_min: float | None = None
     pair_max: float | None = None
     method: str = POOLED_METHOD
+    # The widest interval not flagged, relative (0.05: ±5%): compare's --precision, where set.
+    limit: float = CI_HALF_WIDTH_LIMIT
 
     @classmethod
-    def from_pairs(cls, ratios: Sequence[float]) -> "PairedRatio":
+    def from_pairs(
+        cls, ratios: Sequence[float], limit: float = CI_HALF_WIDTH_LIMIT
+    ) -> "PairedRatio":
         median, low, high = median_with_ci(list(ratios))
         return cls(
-            median, low, high, len(ratios), min(ratios, default=None), max(ratios, default=None)
+            median,
+            low,
+            high,
+            len(ratios),
+            min(ratios, default=None),
+            max(ratios, default=None),
+            limit=limit,
         )
 
     @classmethod
     def from_repeats(
-        cls, repeats: Sequence[Sequence[float]], pilot: int | None = None
+        cls,
+        repeats: Sequence[Sequence[float]],
+        pilot: int | None = None,
+        limit: float = CI_HALF_WIDTH_LIMIT,
     ) -> "PairedRatio":
         """Pairs grouped by the repeat they ran in: the interval that covers a rerun where
         there are enough repeats (the first `pilot` of them planned the rest), else the pooled
@@ -54,8 +67,10 @@ class PairedRatio:
         pooled = [ratio for pairs in repeats for ratio in pairs]
         interval = cluster_interval(repeats, pilot)
         if interval is None:
-            return cls.from_pairs(pooled)
-        return cls(*interval, len(pooled), min(pooled), max(pooled), method=CLUSTER_METHOD)
+            return cls.from_pairs(pooled, limit)
+        return cls(
+            *interval, len(pooled), min(pooled), max(pooled), method=CLUSTER_METHOD, limit=limit
+        )
 
     @property
     def half_width(self) -> float | None:
@@ -71,8 +86,8 @@ class PairedRatio:
         width = self.half_width
         if width is None:
             return (f"{self.pairs} pairs are too few for a 95% interval (need {MIN_PAIRS_FOR_CI})",)
-        if width > CI_HALF_WIDTH_LIMIT:
-            return (f"95% CI ±{width:.1%} is wider than ±{CI_HALF_WIDTH_LIMIT:.0%}",)
+        if width > self.limit:
+            return (f"95% CI ±{width:.1%} is wider than ±{self.limit * 100:g}%",)
         return ()
 
     def as_dict(self) -> dict[str, Any]:
@@ -89,7 +104,9 @@ class PairedRatio:
         }
 
     @classmethod
-    def from_dict(cls, figures: Mapping[str, Any]) -> "PairedRatio":
+    def from_dict(
+        cls, figures: Mapping[str, Any], limit: float = CI_HALF_WIDTH_LIMIT
+    ) -> "PairedRatio":
         return cls(
             figures["estimate"],
             figures["ci95_low"],
@@ -98,6 +115,7 @@ class PairedRatio:
             figures.get("pair_min"),
             figures.get("pair_max"),
             figures.get("method", POOLED_METHOD),
+            limit,
         )
 
 

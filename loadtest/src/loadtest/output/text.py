@@ -45,7 +45,11 @@ def format_ratio(
     text = format_factor(ratio.estimate, digits)
     if ratio.ci95_low is not None and ratio.ci95_high is not None:
         text += f" [{ratio.ci95_low:.{digits}f}–{ratio.ci95_high:.{digits}f}]"
-    return text + (FLAG_MARK if mark and ratio.flags else "")
+    # A ratio read from results.json keeps the flags its run gave it (compare's are against
+    # its --precision); one without them is judged here, against the benchmark's ±5%.
+    recorded = figures.get("flags") if isinstance(figures, Mapping) else None
+    flagged = bool(recorded) if recorded is not None else bool(ratio.flags)
+    return text + (FLAG_MARK if mark and flagged else "")
 
 
 def format_share(figures: PairedRatio | Mapping[str, Any] | None, mark: str = "") -> str:

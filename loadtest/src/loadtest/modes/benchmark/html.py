@@ -13,6 +13,7 @@ from loadtest.modes.benchmark.tables import (
     comparison_rows,
     comparisons,
     flags_line,
+    interval_limit_text,
     load_generator_lines,
     memory_measure,
     ratio_caption,
@@ -111,8 +112,8 @@ def run_page(results: dict[str, Any], ratio_svg: str | None, extra_sections: str
     flag_list = (
         '<ul class="flags">' + "".join(f"<li>{escape(flag)}</li>" for flag in flags) + "</ul>"
         if flags
-        else "<p>None: no failures, no verification problems, every CI within ±5%, every "
-        "synthetic window saturated.</p>"
+        else "<p>None: no failures, no verification problems, every CI within "
+        f"{interval_limit_text(results)}, every synthetic window saturated.</p>"
     )
     summary = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(results))
     # A compare file's services need not report the lab's versions on their health path.

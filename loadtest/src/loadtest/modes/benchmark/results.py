@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
-from loadtest.analysis.limits import AGREEMENT_LIMIT, SATURATION_LIMIT
+from loadtest.analysis.limits import AGREEMENT_LIMIT, CI_HALF_WIDTH_LIMIT, SATURATION_LIMIT
 from loadtest.analysis.paired_windows import ratios_by_repeat
 from loadtest.analysis.ratio import SIGNIFICANT_DIGITS, PairedRatio
 from loadtest.analysis.stats import round_or_none, summarize
@@ -36,12 +36,13 @@ def ratio_results(
     arm: str,
     reference: str,
     pilot: int | None = None,
+    limit: float = CI_HALF_WIDTH_LIMIT,
 ) -> dict[str, Any]:
     """The arm's r/s over the reference's, paired by round: a PairedRatio over the repeats (the
     interval that covers a rerun from 5 repeats on; `pilot`: how many of them planned the
     rest), each repeat's own median beside it, and the same for the app's CPU per request."""
     pairs = ratios_by_repeat(windows, scenario, arm, reference)
-    ratio = PairedRatio.from_repeats(list(pairs.values()), pilot)
+    ratio = PairedRatio.from_repeats(list(pairs.values()), pilot, limit)
     per_repeat = [
         {"repeat": repeat, "pairs": len(found), "estimate": round(statistics.median(found), 3)}
         for repeat, found in pairs.items()
@@ -50,7 +51,7 @@ def ratio_results(
     # The app's CPU per request, paired as the r/s are (no pairs where the harness did not read
     # an arm's process: one reached by URL).
     costs = ratios_by_repeat(windows, scenario, arm, reference, app_cpu_per_request)
-    cpu = PairedRatio.from_repeats(list(costs.values()), pilot)
+    cpu = PairedRatio.from_repeats(list(costs.values()), pilot, limit)
     return ratio.as_dict() | {
         "per_repeat": per_repeat,
         "cpu_per_request": cpu.as_dict() if cpu.pairs else None,
@@ -333,14 +334,21 @@ def build_results(
     for name in settings.scenarios:
         ratios[name], between[name] = {}, {}
         for arm, reference in settings.comparisons:
-            figures = ratio_results(windows, name, arm, reference, settings.repeats)
-            labelled.append((f"{labels[name]} {arm}/{reference}", PairedRatio.from_dict(figures)))
+            figures = ratio_results(
+                windows, name, arm, reference, settings.repeats, settings.interval_limit
+            )
+            labelled.append(
+                (
+                    f"{labels[name]} {arm}/{reference}",
+                    PairedRatio.from_dict(figures, settings.interval_limit),
+                )
+            )
             costs.append((f"{labels[name]} {arm}/{reference}", figures))
             if reference == baseline:
                 ratios[name][arm] = figures
             else:
                 between[name][f"{arm}/{reference}"] = figures
-    interval_flags = ratio_flags(labelled, settings.more_precision)
+    interval_flags = ratio_flags(labelled, settings.more_precision, settings.interval_limit)
     flags += cost_flags(costs) + interval_flags
     cross_check = None
     if cross_check_tool is not None:

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 from typing import ClassVar
 
+from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT
 from loadtest.load.plan import PairedPlan, plan_lab_arms
 from loadtest.load.scenarios import SCENARIO_NAMES, SCENARIOS
 from loadtest.load.settings import PairedLoadSettings
@@ -31,6 +32,11 @@ class BenchmarkSettings(PairedLoadSettings):
     def more_precision(self) -> str:
         """How a reader of this mode gets narrower intervals, said in the flags of wide ones."""
         return "add pairs (--pairs, --repeats)"
+
+    @property
+    def interval_limit(self) -> float:
+        """The widest 95% interval not flagged (0.05: ±5%)."""
+        return CI_HALF_WIDTH_LIMIT
 
     @property
     def baseline(self) -> str | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loadtest.analysis.clusters import CLUSTER_METHOD, POOLED_METHOD
-from loadtest.analysis.limits import SATURATION_LIMIT
+from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT, SATURATION_LIMIT
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.output.text import (
     FLAG_MARK,
@@ -387,6 +387,12 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+def interval_limit_text(results: dict[str, Any]) -> str:
+    """The widest interval the run left unflagged: ±5%, or compare's --precision."""
+    precision = results["settings"].get("precision") or CI_HALF_WIDTH_LIMIT
+    return f"±{precision * 100:g}%"
+
+
 def flags_line(results: dict[str, Any]) -> str:
     """One line on the flags: how many, and whether the run can be trusted as it stands."""
     flags = results["flags"]
@@ -400,14 +406,14 @@ def flags_line(results: dict[str, Any]) -> str:
             else ""
         )
         return (
-            f"No flags: no failures, no verification problems, every 95% CI within ±5%"
-            f"{saturated}. The run is trustworthy as it stands."
+            f"No flags: no failures, no verification problems, every 95% CI within "
+            f"{interval_limit_text(results)}{saturated}. The run is trustworthy as it stands."
         )
     count = f"{len(flags)} flag{'s' if len(flags) != 1 else ''}"
     if about_the_run == 0:
         return (
             f"{count}, all about the width of intervals: the figures stand, less precisely than "
-            "±5% (the flags, below, say where)."
+            f"{interval_limit_text(results)} (the flags, below, say where)."
         )
     return (
         f"{count}, {about_the_run} about the run itself (failures, verification, other programs "

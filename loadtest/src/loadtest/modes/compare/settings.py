@@ -43,6 +43,12 @@ class CompareSettings(BenchmarkSettings):
         return "give a larger --budget (the target is --precision)"
 
     @property
+    def interval_limit(self) -> float:
+        """The target precision is the width flagged (--precision 0, as --quick sets it: the
+        benchmark's ±5%)."""
+        return self.precision or super().interval_limit
+
+    @property
     def plan(self) -> PairedPlan:
         assert self.file is not None, "a compare run's settings come from its file"
         return self.file.plan
