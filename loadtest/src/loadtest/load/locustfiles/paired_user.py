@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import gevent
+import locust.runners
 from locust import FastHttpUser, constant, events, task
 from locust.runners import WorkerRunner
 
@@ -27,6 +28,10 @@ from loadtest.load.plan import SlotLoad, read_slot_loads
 from loadtest.load.schedule import Schedule, request_name
 
 IDLE_STEP_S = 0.05  # how often a user outside the schedule (or its slot's users) looks again
+# --load-processes: the master drops a worker after this many missed 1 s heartbeats (locust's
+# default, 3, stopped a run whose workers a fully loaded machine starved for 3 s, and the run
+# ended with no request recorded). A starved window is flagged by its own figures anyway.
+locust.runners.HEARTBEAT_LIVENESS = 10
 USER_NUMBERS = itertools.count()
 
 
