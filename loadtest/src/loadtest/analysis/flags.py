@@ -10,6 +10,7 @@ from loadtest.analysis.limits import (
     NAMED_RATIOS_LIMIT,
     SPILL_LIMIT,
     SPILL_WINDOWS_LIMIT,
+    within_text,
 )
 from loadtest.analysis.ratio import PairedRatio
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
@@ -93,10 +94,10 @@ def ratio_flags(
     if wide:
         named = [f"{label} ±{width:.1%}" for width, label in wide]
         which = (
-            f"95% CI wider than ±{limit * 100:g}%: {', '.join(named)}"
+            f"95% CI wider than {within_text(limit)}: {', '.join(named)}"
             if len(wide) <= NAMED_RATIOS_LIMIT
             else f"{len(wide)} of {len(labelled)} ratios have a 95% CI wider than "
-            f"±{limit * 100:g}% (widest: {', '.join(named[:3])})"
+            f"{within_text(limit)} (widest: {', '.join(named[:3])})"
         )
         flags.append(
             f"{which}. The machine's speed moved within the pairs, or there were too few of "

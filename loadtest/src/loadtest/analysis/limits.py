@@ -35,3 +35,8 @@ LATE_LIMIT_MS = 2.0
 # per request, its clock starting when it sends).
 HTTPERF_TOLERANCE_MS = 1.0
 HTTPERF_TOLERANCE_SHARE = 0.25
+
+
+def within_text(limit: float) -> str:
+    """A relative half-width as the flags say it: 0.05 is "±5%", 0.025 "±2.5%"."""
+    return f"±{limit * 100:g}%"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from loadtest.analysis.clusters import CLUSTER_METHOD, POOLED_METHOD, cluster_interval
-from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT
+from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT, within_text
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI, ci_half_width, median_with_ci
 
 Key = TypeVar("Key", bound=Hashable)
@@ -87,7 +87,7 @@ class PairedRatio:
         if width is None:
             return (f"{self.pairs} pairs are too few for a 95% interval (need {MIN_PAIRS_FOR_CI})",)
         if width > self.limit:
-            return (f"95% CI ±{width:.1%} is wider than ±{self.limit * 100:g}%",)
+            return (f"95% CI ±{width:.1%} is wider than {within_text(self.limit)}",)
         return ()
 
     def as_dict(self) -> dict[str, Any]:

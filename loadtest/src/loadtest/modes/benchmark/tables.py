@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loadtest.analysis.clusters import CLUSTER_METHOD, POOLED_METHOD
-from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT, SATURATION_LIMIT
+from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT, SATURATION_LIMIT, within_text
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.output.text import (
     FLAG_MARK,
@@ -390,7 +390,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
 def interval_limit_text(results: dict[str, Any]) -> str:
     """The widest interval the run left unflagged: ±5%, or compare's --precision."""
     precision = results["settings"].get("precision") or CI_HALF_WIDTH_LIMIT
-    return f"±{precision * 100:g}%"
+    return within_text(precision)
 
 
 def flags_line(results: dict[str, Any]) -> str:
