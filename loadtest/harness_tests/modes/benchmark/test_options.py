@@ -63,10 +63,11 @@ def wrk_available_or_installable() -> bool:
 def distributed_run(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> tuple[dict[str, Any], Path, subprocess.CompletedProcess[str], set[int]]:
-    """One short run with two locust processes (a master and two workers) and the wrk
+    """One short run with two locust processes (a master and two workers), --fit, and the wrk
     cross-check where wrk is (or can be) installed, on READ alone, in two repeats: options
     whose code paths a single run exercises together (the end-to-end run covers the
-    calibration and every scenario, in one repeat)."""
+    calibration and every scenario, in one repeat). --users and --window are TINY_RUN's, so
+    --fit probes and keeps them (the settle alone is fitted) and the timing stays short."""
     results_dir = tmp_path_factory.mktemp("distributed")
     cross_check = ["--cross-check"] if wrk_available_or_installable() else []
     before = lab_processes()
@@ -78,6 +79,7 @@ def distributed_run(
         "read",
         "--load-processes",
         "2",
+        "--fit",
         *cross_check,
         "--no-calibration",
         "--results-dir",
@@ -119,6 +121,33 @@ def test_distributed_locust_gives_the_same_complete_results(distributed_run) -> 
     log = (run_dir / "runs" / "01" / "read.log").read_text()
     assert "2 workers connected" in log
     assert leftovers == set()
+
+
+def test_fit_probes_each_scenario_once_and_keeps_what_was_set_by_hand(distributed_run) -> None:
+    results, run_dir, result, _ = distributed_run
+    assert results["settings"]["fit"] is True
+    assert results["settings"]["set_by_hand"] == ["users", "window_s"]
+    [(name, timetable)] = results["timetable"].items()
+    assert name == "read"
+    # --users 1 and --window 0.4 kept; the settle fitted: at least the probe's p99 and 0.2 s,
+    # at most half the window set by hand, so 0.2 s either way (said why).
+    assert (timetable["users"], timetable["window_s"], timetable["settle_s"]) == (1, 0.4, 0.2)
+    users, settle, window = timetable["why"]
+    assert (users, window) == ("users 1: as set", "window 0.4 s: as set")
+    assert settle.startswith("settle 0.2 s: at least the p99 latency"), settle
+    for arm in ("v1", "v2"):
+        probe = timetable["probe"][arm]
+        assert [level["users"] for level in probe] == [1, 2, 4, 8, 16, 32]
+        assert all(level["rps"] > 0 and level["busy"] is not None for level in probe), probe
+    # A value kept as set but too small for what the probe measured is a flag of the run.
+    assert all(note in results["flags"] for note in timetable["notes"])
+    # One probe, in the first repeat; both repeats timed with its timetable.
+    assert (run_dir / "runs" / "01" / "read-fit.log").exists()
+    assert not (run_dir / "runs" / "02" / "read-fit.log").exists()
+    assert "READ timetable: users 1: as set" in result.stdout
+    report = (run_dir / "report.md").read_text()
+    assert "## Timetable (--fit)" in report
+    assert "| users (fitted) | READ 1 |" in report
 
 
 @pytest.mark.skipif(not wrk_available_or_installable(), reason="wrk is missing and not root")

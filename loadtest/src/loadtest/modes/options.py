@@ -190,10 +190,10 @@ def add_dataset_size(parser: argparse.ArgumentParser, minimum: int, default: int
 
 
 def add_users(parser: argparse.ArgumentParser, default: int) -> None:
+    """--users, None where not given (so a mode can tell a default from a value set by hand)."""
     parser.add_argument(
         "--users",
         type=positive_int,
-        default=default,
         help=f"concurrent locust users (default {default})",
     )
 
@@ -243,7 +243,6 @@ def paired_load_values(arguments: argparse.Namespace) -> dict[str, Any]:
     """The PairedLoadSettings fields the options of add_paired_load (and --apps) set."""
     values: dict[str, Any] = {
         "apps": arguments.apps,
-        "users": arguments.users,
         "workers": arguments.workers,
         "load_processes": getattr(arguments, "load_processes", 1),
         "pin": not arguments.no_pin,
@@ -251,6 +250,8 @@ def paired_load_values(arguments: argparse.Namespace) -> dict[str, Any]:
         "ports": ports_from(arguments, arguments.apps),
         "results_dir": arguments.results_dir.resolve(),
     }
+    if arguments.users is not None:
+        values["users"] = arguments.users
     if arguments.window is not None:
         values["window_s"] = arguments.window
     return values

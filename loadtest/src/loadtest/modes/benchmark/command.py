@@ -116,6 +116,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "compare both tools' ratios (installs Debian's wrk if missing and possible)",
     )
     parser.add_argument(
+        "--fit",
+        action="store_true",
+        help="before timing, probe every scenario at 1 to 32 users and fit its users, window and "
+        "settle to the arms, as compare does (--users and --window given are kept; "
+        "docs/compare.md); the default is the fixed timetable every published run uses",
+    )
+    parser.add_argument(
         "--duration",
         action=RemovedOption,
         nargs="?",
@@ -140,6 +147,12 @@ def settings_from(arguments: argparse.Namespace) -> BenchmarkSettings:
         dataset_size=arguments.dataset_size,
         docker=arguments.docker,
         cross_check=arguments.cross_check,
+        fit=arguments.fit,
+        set_by_hand=tuple(
+            name
+            for name, given in (("users", arguments.users), ("window_s", arguments.window))
+            if given is not None
+        ),
     )
     if settings.cross_check and BASELINE not in settings.apps:
         raise LabError(f"--cross-check compares each app with {BASELINE}; add {BASELINE} to --apps")

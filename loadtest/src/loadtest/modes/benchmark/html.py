@@ -19,6 +19,7 @@ from loadtest.modes.benchmark.tables import (
     ratio_caption,
     summary_lines,
     table_rows,
+    timetable_rows,
     title,
 )
 from loadtest.output.html import figure, html_table, page
@@ -70,11 +71,7 @@ def settings_rows(results: dict[str, Any]) -> list[list[str]]:
     settings = results["settings"]
     order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
     return [
-        ["users", str(settings["users"])],
-        [
-            "windows",
-            f"{settings['window_s']:g} s, the first {settings['settle_s']:g} s not counted",
-        ],
+        *timetable_rows(results),
         ["pairs (rounds) per scenario and repeat", str(settings["pairs"])],
         ["warm-up", f"{settings['warmup_s']:g} s per arm before each scenario, discarded"],
         ["repeats", f"{settings['repeats']} (fresh processes), arm order {order}"],

@@ -11,12 +11,15 @@ from loadtest.lab.host import interpreter_text
 from loadtest.modes.benchmark.html import write_html_report
 from loadtest.modes.benchmark.tables import (
     VERSION_LIBRARIES,
+    fitted_windows_text,
     flags_line,
     load_generator_lines,
     ratio_caption,
     ratio_sentence,
     summary_lines,
     table_rows,
+    timetable_rows,
+    timetable_why_lines,
     title,
 )
 from loadtest.output.text import markdown_table, print_flags, print_table
@@ -58,6 +61,20 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
     ]
     flags = results["flags"] or ["none"]
     order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
+    windows = (
+        fitted_windows_text(results)
+        or f"{settings['window_s']:g}s windows (the first {settings['settle_s']:g}s of each not "
+        "counted)"
+    )
+    why = timetable_why_lines(results)
+    timetable_section = (
+        "## Timetable (--fit)\n\n"
+        "Fitted per scenario in the first repeat, from a probe at 1 to 32 users (docs/compare.md):"
+        "\n\n" + "\n".join(f"- {line}" for line in why) + "\n\n"
+        if why
+        else ""
+    )
+    timetable_table = "\n".join(f"| {name} | {value} |" for name, value in timetable_rows(results))
     text = f"""# {" vs ".join(arms)} — benchmark report
 
 {title(results)}. Run {results["started_at"][:19]} → {results["finished_at"][:19]} UTC \
@@ -73,8 +90,7 @@ READ is `GET /posts?per_page=100` (100 posts from PostgreSQL), READ synthetic
 `GET /posts_synthetic?per_page=100` (100 posts built in memory), WRITE `POST /posts`.
 Every arm was alive for the whole repeat, and they were loaded in turn (pinning:
 {settings["pinning"]["note"]}): per scenario one locust run alternated the load between them
-in {settings["window_s"]:g}s windows (the first {settings["settle_s"]:g}s of each not \
-counted), {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an
+in {windows}, {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an
 arm's windows (min–max in brackets). {ratio_sentence(results)} Latency percentiles are over \
 every counted request; CPU per request is the app's
 process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
@@ -87,7 +103,7 @@ flagged cell.
 
 {chr(10).join(load_generator_lines(results))}
 
-## Flags
+{timetable_section}## Flags
 
 {chr(10).join(f"- {flag}" for flag in flags)}
 
@@ -95,8 +111,7 @@ flagged cell.
 
 | setting | value |
 |---|---|
-| users | {settings["users"]} |
-| windows | {settings["window_s"]:g}s, the first {settings["settle_s"]:g}s not counted |
+{timetable_table}
 | pairs (rounds) per scenario and repeat | {settings["pairs"]} |
 | warm-up | {settings["warmup_s"]:g}s per arm before each scenario, discarded |
 | repeats | {settings["repeats"]} (fresh processes), arm order {order} |

@@ -2,6 +2,7 @@
 arm, per scenario and per pair of arms, with settings, versions, host facts and flags."""
 
 import statistics
+from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
@@ -16,6 +17,7 @@ from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.modes.fit import Timetable
 from loadtest.output.text import format_ratio
 
 # In READ synthetic the app alone should be the limit: its windows are checked for saturation.
@@ -301,8 +303,10 @@ def build_results(
     pinning: PinningPlan,
     cross_check_windows: list[WindowRecord] | None = None,
     cross_check_tool: str | None = None,
+    timetables: Mapping[str, Timetable] | None = None,
 ) -> dict[str, Any]:
-    """What results.json holds after its header (modes/session.py)."""
+    """What results.json holds after its header (modes/session.py); `timetables`: each
+    scenario's fitted one (compare, the benchmark's --fit), whose notes are flags."""
     windows = [record for run in runs for record in run.windows]
     labels = {name: settings.plan.scenario(name).label for name in settings.scenarios}
     apps: dict[str, Any] = {}
@@ -359,6 +363,8 @@ def build_results(
     load_cores = min(settings.load_processes, len(pinning.load_cpus))
     locust_runs, locust_flags = locust_results(runs, load_cores, labels)
     flags += locust_flags
+    if timetables is not None:
+        flags += [note for timetable in timetables.values() for note in timetable.notes]
     fastest = max((record.rps for record in windows), default=None)
     busy = [
         record.app_cpu_busy
@@ -381,6 +387,11 @@ def build_results(
         for key, value in asdict(settings).items()
         if key not in settings.NOT_IN_RESULTS
     }
+    fitted = (
+        {}
+        if timetables is None
+        else {"timetable": {name: timetable.as_dict() for name, timetable in timetables.items()}}
+    )
     return {
         "settings": {
             **plain_settings,
@@ -400,6 +411,7 @@ def build_results(
         "ratios_vs_baseline": ratios,
         "ratios_between_arms": between,
         "cross_check": cross_check,
+        **fitted,
         "flags": flags,
         # The flags above that are about the width of intervals only (the others are about
         # the run itself): the reports' one line on whether the run can be trusted reads them.

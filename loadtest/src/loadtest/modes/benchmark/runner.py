@@ -41,6 +41,7 @@ from loadtest.modes.benchmark.wrk import (
     ensure_wrk,
     wrk_round_seconds,
 )
+from loadtest.modes.fit import Timetable, fit_scenario, probe_seconds, timed
 from loadtest.modes.session import CALIBRATION_S, check_local_arms, open_session, start_arm
 from loadtest.output.run_folder import link_latest
 
@@ -55,6 +56,8 @@ def planned_seconds(settings: BenchmarkSettings) -> float:
         wrk_scenarios = [name for name in CROSS_CHECK_SCENARIOS if name in settings.scenarios]
         rounds = settings.repeats * settings.pairs * len(wrk_scenarios)
         load += rounds * wrk_round_seconds(settings, len(settings.apps))
+    if settings.fit:  # the windows fitted may be longer: the estimate grows once they are
+        load += len(settings.scenarios) * probe_seconds(settings, len(settings.apps))
     return load + (CALIBRATION_S if settings.calibrate else 0) + startup_seconds(settings)
 
 
@@ -76,6 +79,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     cross_check_windows: list[WindowRecord] = []
     calibration: dict[str, Any] | None = None
     startup: dict[str, StartupSamples] | None = None
+    timetables: dict[str, Timetable] = {}  # --fit: each scenario's, fitted in the first repeat
     with open_session(KIND, settings.results_dir, console) as session:
         run_dir = session.run_dir
         if settings.baseline is None:
@@ -133,6 +137,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
                 run_dir,
                 progress,
                 session.environment,
+                timetables,
                 on_arms_started=session.begin_measuring,
             )
             lives += repeat_lives
@@ -150,6 +155,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             pinning=pinning,
             cross_check_windows=cross_check_windows,
             cross_check_tool=cross_check_tool,
+            timetables=timetables if settings.fit else None,
         )
     )
     # results/latest moves only once the run's results.json and reports are written.
@@ -173,11 +179,13 @@ def run_repeat(
     run_dir: Path,
     progress: ProgressDisplay,
     environment: dict[str, str],
+    timetables: dict[str, Timetable],
     on_arms_started: Callable[[], None] = lambda: None,
 ) -> tuple[list[ArmLife], list[ScenarioRun], list[WindowRecord]]:
     """Fresh processes for every arm on a fresh dataset, verified, then every scenario (and the
-    wrk cross-check, when asked). `on_arms_started`: every arm answers /health, and its first
-    figure (its idle memory) is next."""
+    wrk cross-check, when asked); with --fit, each scenario's timetable fitted first, in the
+    first repeat that times it (into `timetables`). `on_arms_started`: every arm answers
+    /health, and its first figure (its idle memory) is next."""
     repeat_dir = run_dir / "runs" / f"{repeat:02d}"
     repeat_dir.mkdir(parents=True, exist_ok=True)
     order = tuple(rotations(settings.apps, repeat)[repeat - 1])
@@ -212,10 +220,22 @@ def run_repeat(
         }
         for name in settings.scenarios:
             verified = tuple(arm for arm in order if not lives[arm].problems[name])
+            if settings.fit and verified and name not in timetables:
+                timetables[name] = fit_scenario(
+                    settings,
+                    settings.plan,
+                    name,
+                    {arm: apps[arm] for arm in verified},
+                    pinning,
+                    repeat_dir,
+                    progress,
+                    database.server_pid,
+                    settings.set_by_hand,
+                )
             if verified:
                 runs.append(
                     measure_scenario(
-                        settings,
+                        timed(settings, timetables.get(name)),
                         name,
                         repeat,
                         {arm: apps[arm] for arm in verified},
@@ -226,7 +246,9 @@ def run_repeat(
                     )
                 )
         if settings.cross_check:
-            cross_check = cross_check_repeat(settings, repeat, apps, lives, pinning, progress)
+            cross_check = cross_check_repeat(
+                settings, repeat, apps, lives, pinning, progress, timetables
+            )
         read_memory_after_load(samplers, apps, lives)
     return list(lives.values()), runs, cross_check
 
@@ -254,19 +276,22 @@ def cross_check_repeat(
     lives: dict[str, ArmLife],
     pinning: PinningPlan,
     progress: ProgressDisplay,
+    timetables: dict[str, Timetable],
 ) -> list[WindowRecord]:
-    """--cross-check: the scenarios wrk can load, again, on the arms that passed verification."""
+    """--cross-check: the scenarios wrk can load, again, on the arms that passed verification
+    (with the scenario's fitted users and window, under --fit)."""
     records: list[WindowRecord] = []
     for name in (n for n in CROSS_CHECK_SCENARIOS if n in settings.scenarios):
         verified = {arm: app for arm, app in apps.items() if not lives[arm].problems[name]}
         if len(verified) < 2:
             continue
+        scenario_settings = timed(settings, timetables.get(name))
         progress.begin(
             f"repeat {repeat}/{settings.repeats} · {name} · wrk cross-check",
-            settings.pairs * wrk_round_seconds(settings, len(verified)),
+            settings.pairs * wrk_round_seconds(scenario_settings, len(verified)),
         )
         records += cross_check_scenario(
-            settings,
+            scenario_settings,
             name,
             repeat,
             verified,

@@ -18,6 +18,10 @@ class BenchmarkSettings(PairedLoadSettings):
     scenarios: tuple[str, ...] = SCENARIO_NAMES
     docker: bool = False  # against docker-compose.yml instead of local processes
     cross_check: bool = False  # READ and READ synthetic again with wrk
+    # --fit: users, window and settle fitted to the arms per scenario first (modes/fit.py).
+    fit: bool = False
+    # Of users, window_s and settle_s: those the file or the command line set (kept as set).
+    set_by_hand: tuple[str, ...] = ()
     # Settings results.json leaves out (where the run went, and what its flags already say).
     NOT_IN_RESULTS: ClassVar[tuple[str, ...]] = ("results_dir", "pin", "calibrate")
 

@@ -164,6 +164,57 @@ def title(results: dict[str, Any]) -> str:
     )
 
 
+def fitted_windows_text(results: dict[str, Any]) -> str | None:
+    """Each scenario's fitted timetable in words (compare; the benchmark's --fit), or None
+    where every scenario ran with the settings' one."""
+    fitted = results.get("timetable") or {}
+    if not fitted:
+        return None
+    return "; ".join(
+        f"{scenario_label(results, name)} {timetable['window_s']:g}s windows (the first "
+        f"{timetable['settle_s']:g}s not counted) with {timetable['users']} users"
+        for name, timetable in fitted.items()
+    )
+
+
+def timetable_rows(results: dict[str, Any]) -> list[list[str]]:
+    """The settings tables' users and windows: the run's, or each scenario's fitted ones."""
+    settings = results["settings"]
+    fitted = results.get("timetable") or {}
+    if not fitted:
+        return [
+            ["users", str(settings["users"])],
+            [
+                "windows",
+                f"{settings['window_s']:g}s, the first {settings['settle_s']:g}s not counted",
+            ],
+        ]
+    labels = {name: scenario_label(results, name) for name in fitted}
+    return [
+        [
+            "users (fitted)",
+            ", ".join(f"{labels[name]} {timetable['users']}" for name, timetable in fitted.items()),
+        ],
+        [
+            "windows (fitted)",
+            "; ".join(
+                f"{labels[name]} {timetable['window_s']:g}s, the first "
+                f"{timetable['settle_s']:g}s not counted"
+                for name, timetable in fitted.items()
+            ),
+        ],
+    ]
+
+
+def timetable_why_lines(results: dict[str, Any]) -> list[str]:
+    """How each fitted timetable was chosen, a line per scenario (none where nothing was
+    fitted)."""
+    return [
+        f"{scenario_label(results, name)}: " + "; ".join(timetable["why"])
+        for name, timetable in (results.get("timetable") or {}).items()
+    ]
+
+
 def table_rows(
     results: dict[str, Any], separator: str = " · "
 ) -> tuple[list[str], list[list[str]]]:

@@ -16,6 +16,7 @@ from loadtest.modes.benchmark.html import run_page
 from loadtest.modes.benchmark.report import print_report as print_benchmark_report
 from loadtest.modes.benchmark.tables import (
     comparisons,
+    fitted_windows_text,
     flags_line,
     load_generator_lines,
     scenario_label,
@@ -172,13 +173,8 @@ exact 95% confidence interval. CPU per request and memory are of the process tre
 started (none for an arm it only reached); start-up is launch to the first 200 on the arm's
 health path. A ⚠ marks a flagged cell."""
     windows = (
-        "; ".join(
-            f"{scenario_label(results, name)} {timetable['window_s']:g}s windows (the first "
-            f"{timetable['settle_s']:g}s not counted) with {timetable['users']} users"
-            for name, timetable in fitted.items()
-        )
-        if fitted
-        else f"{settings['window_s']:g}s windows (the first {settings['settle_s']:g}s of each "
+        fitted_windows_text(results)
+        or f"{settings['window_s']:g}s windows (the first {settings['settle_s']:g}s of each "
         f"not counted) with {settings['users']} users"
     )
     interval = (

@@ -8,9 +8,9 @@ from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.results import build_results
-from loadtest.modes.compare.fit import Timetable
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
+from loadtest.modes.fit import Timetable
 
 
 def build_compare_results(
@@ -38,6 +38,7 @@ def build_compare_results(
         startup=startup,
         database=database,  # type: ignore[arg-type]
         pinning=pinning,
+        timetables=timetables,
     )
     plan = settings.file.plan
     results["settings"] |= {
@@ -82,8 +83,6 @@ def build_compare_results(
                 scenario["flags"] = [flag for flag in scenario["flags"] if FOREIGN_CPU not in flag]
     flags += terms
     results["stopping"] = stopping.as_dict()
-    results["timetable"] = {name: timetable.as_dict() for name, timetable in timetables.items()}
-    flags += [note for timetable in timetables.values() for note in timetable.notes]
     baseline = results["settings"]["baseline"]
     ratios = [
         ((scenario, arm, baseline), figures)

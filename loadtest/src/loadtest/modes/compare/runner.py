@@ -30,11 +30,11 @@ from loadtest.modes.benchmark.runner import (
     read_memory_after_load,
 )
 from loadtest.modes.compare.file import caller_path
-from loadtest.modes.compare.fit import Timetable, choose, probe, timed
 from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
 from loadtest.modes.compare.verify import Answer, ask, differing_fields
+from loadtest.modes.fit import Timetable, fit_scenario, timed
 from loadtest.modes.session import RunSession, open_session
 
 KIND = "compare"
@@ -268,12 +268,14 @@ def run_repeat(
                 probe_began = time.monotonic()
                 timetables[scenario.name] = fit_scenario(
                     settings,
+                    plan,
                     scenario.name,
                     {arm: apps[arm] for arm in verified},
-                    session,
-                    database,
+                    session.pinning,
                     repeat_dir,
                     progress,
+                    database.server_pid if database is not None else None,
+                    settings.set_by_hand,
                 )
                 stopping.probing_s += time.monotonic() - probe_began
             if len(verified) >= 1:
@@ -294,39 +296,6 @@ def run_repeat(
                 )
         read_memory_after_load(samplers, apps, lives)
     return list(lives.values()), runs, differences
-
-
-def fit_scenario(
-    settings: CompareSettings,
-    name: str,
-    apps: dict[str, RunningApp],
-    session: RunSession,
-    database: LabDatabase | None,
-    folder: Path,
-    progress: ProgressDisplay,
-) -> Timetable:
-    """The scenario's probe, its timetable chosen and said in a line or two."""
-    levels = probe(
-        settings,
-        name,
-        apps,
-        session.pinning,
-        folder,
-        progress,
-        database.server_pid if database is not None else None,
-    )
-    explicit = {key: getattr(settings, key) for key in settings.set_by_hand}
-    label = settings.plan.scenario(name).label
-    if not levels:  # the probe's windows held nothing: time with the values as they are
-        progress.note(f"⚠ {label}: the probe measured nothing; timed without a fitted timetable")
-        return Timetable(
-            settings.users, settings.window_s, settings.settle_s, ("the probe measured nothing",)
-        )
-    timetable = choose(levels, explicit, label)
-    progress.note(f"{label} timetable: " + "; ".join(timetable.why))
-    for note in timetable.notes:
-        progress.note(f"⚠ {note}")
-    return timetable
 
 
 def verify(

@@ -26,9 +26,7 @@ class CompareSettings(BenchmarkSettings):
     pairs: int = PAIRS_PER_REPEAT
     precision: float = PRECISION  # 0: no more repeats than the pilot
     budget_s: float = BUDGET_S
-    fit: bool = True  # fit users, window and settle to the service first (modes/compare/fit.py)
-    # Of users, window_s and settle_s: those the file or the command line set (kept as set).
-    set_by_hand: tuple[str, ...] = ()
+    fit: bool = True  # compare fits users, window and settle to the service unless --no-fit
     NOT_IN_RESULTS: ClassVar[tuple[str, ...]] = (
         *BenchmarkSettings.NOT_IN_RESULTS,
         "file",

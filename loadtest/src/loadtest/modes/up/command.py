@@ -62,7 +62,7 @@ def settings_from(arguments: argparse.Namespace) -> UpSettings:
             raise LabError(f"--ui-port and --port-{arm} are both {ports[arm]}")
     return UpSettings(
         apps=arguments.apps,
-        users=arguments.users,
+        users=arguments.users or UpSettings.users,
         dataset_size=arguments.dataset_size,
         workers=arguments.workers,
         ports=ports,

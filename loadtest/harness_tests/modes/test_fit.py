@@ -1,14 +1,15 @@
-"""compare's timetable fitted to the service (modes/compare/fit.py), on probes' fixed answers: a
-fast service and a slow one, an arm whose CPU is not read, values set by hand kept (and said to
-be too small where they are), and the settings a scenario is then timed with."""
+"""A paired run's timetable fitted to the service (modes/fit.py: compare's default, the
+benchmark's --fit), on probes' fixed answers: a fast service and a slow one, an arm whose CPU is
+not read, values set by hand kept (and said to be too small where they are), the settings a
+scenario is then timed with, and what each mode's command line sets by hand."""
 
 from dataclasses import replace
 
 import pytest
 
 from harness_tests.runner import run_in_process
-from loadtest.modes.compare.fit import Level, Timetable, choose, timed, up
 from loadtest.modes.compare.settings import CompareSettings
+from loadtest.modes.fit import Level, Timetable, choose, timed, up
 
 
 def levels(rps: list[float], busy: list[float | None], p99: list[float]) -> list[Level]:
@@ -144,3 +145,29 @@ def test_the_command_line_says_what_was_set_by_hand(
     run_in_process("compare", f"examples/{file}", *arguments)
     settings = seen["settings"]
     assert (settings.set_by_hand, settings.fit) == (set_by_hand, fit)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "set_by_hand", "fit"),
+    [
+        ([], (), False),  # the benchmark's fixed timetable, as every published run
+        (["--fit"], (), True),
+        (["--fit", "--users", "3"], ("users",), True),
+        (["--fit", "--window", "2", "--users", "10"], ("users", "window_s"), True),
+    ],
+)
+def test_the_benchmark_fits_only_when_asked_and_keeps_what_was_set(
+    arguments: list[str],
+    set_by_hand: tuple[str, ...],
+    fit: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from loadtest.modes.benchmark import command
+
+    seen = {}
+    monkeypatch.setattr(command, "run", lambda settings, _: seen.setdefault("settings", settings))
+    run_in_process(*arguments)
+    settings = seen["settings"]
+    assert (settings.set_by_hand, settings.fit) == (set_by_hand, fit)
+    # --users as given, or the default where it was not (no longer argparse's default).
+    assert settings.users == (3 if "3" in arguments else 10)

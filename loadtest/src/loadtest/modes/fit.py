@@ -1,5 +1,6 @@
-"""compare's timetable, fitted to the service (docs/compare.md): before the first repeat's
-timing, per scenario, one short locust run loads every arm at 1, 2, 4 ... 32 users in turn
+"""A paired run's timetable, fitted to the service (docs/compare.md): compare's default, the
+benchmark's with --fit. Before the first repeat's timing, per scenario, one short locust run
+loads every arm at 1, 2, 4 ... 32 users in turn
 (each level a slot of its own, its other users idle), reading the arm's CPU, throughput and
 latency at each level. From that probe:
 
@@ -12,26 +13,28 @@ latency at each level. From that probe:
 
 Values the file or the command line set are kept, and a line says where one is too small for
 what the probe measured. `choose` is the rule on a probe's figures (tested on fixed answers);
-`probe` runs the locust run."""
+`probe` runs the locust run; `fit_scenario` does both and says the choice."""
 
 import math
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from loadtest.analysis.limits import SATURATION_LIMIT
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.load.histograms import merge_histograms, percentile_ms
-from loadtest.load.paired import run_schedule
-from loadtest.load.plan import SlotLoad
+from loadtest.load.paired import locust_start_s, locust_tail_s, run_schedule
+from loadtest.load.plan import PairedPlan, SlotLoad
 from loadtest.load.schedule import build_schedule
+from loadtest.load.settings import PairedLoadSettings
 from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.compare.settings import CompareSettings
+
+Settings = TypeVar("Settings", bound=PairedLoadSettings)
 
 USER_LEVELS = (1, 2, 4, 8, 16, 32)
 PROBE_WINDOW_S = 1.5
@@ -198,8 +201,49 @@ def level_slot(arm: str, users: int) -> str:
     return Slot(arm, f"{users}users").name
 
 
+def probe_seconds(settings: PairedLoadSettings, arms: int) -> float:
+    """One scenario's probe, planned: locust's start, every arm's warm-up and every level's slot
+    (the progress display's estimate)."""
+    slots = arms * len(USER_LEVELS)
+    return (
+        locust_start_s(settings)
+        + arms * PROBE_WARMUP_S
+        + slots * PROBE_WINDOW_S
+        + locust_tail_s(settings)
+    )
+
+
+def fit_scenario(
+    settings: PairedLoadSettings,
+    plan: PairedPlan,
+    name: str,
+    apps: dict[str, RunningApp],
+    pinning: PinningPlan,
+    folder: Path,
+    progress: ProgressDisplay,
+    database_pid: int | None,
+    set_by_hand: tuple[str, ...],
+) -> Timetable:
+    """The scenario's probe, its timetable chosen and said in a line or two (`set_by_hand`: of
+    users, window_s and settle_s, those kept as the settings hold them)."""
+    levels = probe(settings, plan, name, apps, pinning, folder, progress, database_pid)
+    explicit = {key: float(getattr(settings, key)) for key in set_by_hand}
+    label = plan.scenario(name).label
+    if not levels:  # the probe's windows held nothing: time with the values as they are
+        progress.note(f"⚠ {label}: the probe measured nothing; timed without a fitted timetable")
+        return Timetable(
+            settings.users, settings.window_s, settings.settle_s, ("the probe measured nothing",)
+        )
+    timetable = choose(levels, explicit, label)
+    progress.note(f"{label} timetable: " + "; ".join(timetable.why))
+    for note in timetable.notes:
+        progress.note(f"⚠ {note}")
+    return timetable
+
+
 def probe(
-    settings: CompareSettings,
+    settings: PairedLoadSettings,
+    plan: PairedPlan,
     scenario: str,
     apps: dict[str, RunningApp],
     pinning: PinningPlan,
@@ -209,7 +253,7 @@ def probe(
 ) -> dict[str, list[Level]]:
     """One locust run: every arm at every level of users, the levels rising, the arms
     alternating within a level; the figures of each slot's one counted window."""
-    request = settings.plan.scenario(scenario).request_for
+    request = plan.scenario(scenario).request_for
     slots = {level_slot(arm, users): (arm, users) for users in USER_LEVELS for arm in apps}
     loads = {slot: SlotLoad(request(arm), users) for slot, (arm, users) in slots.items()}
     _, records, _ = run_schedule(
@@ -256,7 +300,7 @@ def levels_from(
     return {arm: sorted(levels, key=lambda level: level.users) for arm, levels in found.items()}
 
 
-def timed(settings: CompareSettings, timetable: Timetable | None) -> CompareSettings:
+def timed(settings: Settings, timetable: Timetable | None) -> Settings:
     """The settings a scenario is timed with: its fitted timetable's, where it has one."""
     if timetable is None:
         return settings
