@@ -9,9 +9,9 @@ import pytest
 # Longest first: each holds one or more real runs of the harness (half a minute to two each,
 # measured inside the suite: docs/testing.md).
 REAL_RUN_MODULES = (
-    "test_latency_run.py",
+    "test_options.py",  # the distributed run with --fit and the wrk cross-check: 150 s
     "test_end_to_end.py",
-    "test_options.py",
+    "test_latency_run.py",
     "test_errors_and_teardown.py",
     "test_shapes.py",
     "test_ladder.py",

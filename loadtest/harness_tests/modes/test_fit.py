@@ -4,6 +4,8 @@ not read, values set by hand kept (and said to be too small where they are), the
 scenario is then timed with, and what each mode's command line sets by hand."""
 
 from dataclasses import replace
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -121,6 +123,15 @@ def test_the_scenario_is_timed_with_its_timetable() -> None:
     assert up(5.21) == 5.3 and up(5.2) == 5.2 and up(0.11, 0.05) == 0.15
 
 
+def settings_run_with(monkeypatch: pytest.MonkeyPatch, command: ModuleType, *argv: str) -> Any:
+    """The settings a mode's `command.run` is handed for `argv`, nothing run."""
+    seen = {}
+    monkeypatch.setattr(command, "run", lambda settings, _: seen.setdefault("settings", settings))
+    result = run_in_process(*argv)
+    assert result.returncode == 0, result.stderr
+    return seen["settings"]
+
+
 @pytest.mark.parametrize(
     ("file", "arguments", "set_by_hand", "fit"),
     [
@@ -140,10 +151,7 @@ def test_the_command_line_says_what_was_set_by_hand(
 ) -> None:
     from loadtest.modes.compare import command
 
-    seen = {}
-    monkeypatch.setattr(command, "run", lambda settings, _: seen.setdefault("settings", settings))
-    run_in_process("compare", f"examples/{file}", *arguments)
-    settings = seen["settings"]
+    settings = settings_run_with(monkeypatch, command, "compare", f"examples/{file}", *arguments)
     assert (settings.set_by_hand, settings.fit) == (set_by_hand, fit)
 
 
@@ -164,10 +172,7 @@ def test_the_benchmark_fits_only_when_asked_and_keeps_what_was_set(
 ) -> None:
     from loadtest.modes.benchmark import command
 
-    seen = {}
-    monkeypatch.setattr(command, "run", lambda settings, _: seen.setdefault("settings", settings))
-    run_in_process(*arguments)
-    settings = seen["settings"]
+    settings = settings_run_with(monkeypatch, command, *arguments)
     assert (settings.set_by_hand, settings.fit) == (set_by_hand, fit)
     # --users as given, or the default where it was not (no longer argparse's default).
     assert settings.users == (3 if "3" in arguments else 10)
