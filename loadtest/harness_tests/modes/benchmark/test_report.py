@@ -1,6 +1,7 @@
 """The table and report.md, rendered from results alone."""
 
 from pathlib import Path
+from typing import Any
 
 from harness_tests.factories import (
     TWO_ARMS,
@@ -222,3 +223,38 @@ def test_the_verdict_names_the_runs_own_limit_on_intervals() -> None:
     results = build(steady_runs())
     results["settings"]["precision"] = 0.025
     assert "every 95% CI within ±2.5%" in flags_line(results)
+
+
+def test_start_up_is_named_after_the_health_path_it_was_timed_to() -> None:
+    """compare times a service's start-up to its own health path: the table, the summary line
+    and the chart name it (one shared path by name, several as "health path"); the lab's
+    runs keep /health."""
+    import matplotlib.pyplot as plt
+
+    from loadtest.modes.benchmark.charts import startup_figure
+    from loadtest.modes.benchmark.tables import health_path
+    from loadtest.output.results_file import read_results
+
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
+    results = read_results(fixtures / "compare", ["compare"])
+    services = results["settings"]["services"]
+    for service in services.values():
+        service["health"] = "/api/v1/utils/health-check/"
+
+    def named(results: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+        _, rows = table_rows(results)
+        figure = startup_figure(results)
+        assert figure is not None
+        legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+        plt.close(figure)
+        return [row[0] for row in rows], summary_lines(results), legend
+
+    rows, lines, legend = named(results)
+    assert "start-up to first /api/v1/utils/health-check/, s" in rows
+    first = "Start-up to the first /api/v1/utils/health-check/ ("
+    assert any(line.startswith(first) for line in lines)
+    assert "to first /api/v1/utils/health-check/" in legend
+    next(iter(services.values()))["health"] = "/ready"
+    rows, lines, legend = named(results)
+    assert "start-up to first health path, s" in rows and "to first health path" in legend
+    assert health_path(build(steady_runs())) == "/health"

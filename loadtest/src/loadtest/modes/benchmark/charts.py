@@ -8,7 +8,7 @@ from typing import Any
 from matplotlib.patches import Patch
 
 from loadtest.analysis.stats import median_with_ci
-from loadtest.modes.benchmark.tables import comparisons, scenario_label
+from loadtest.modes.benchmark.tables import comparisons, health_path, scenario_label
 from loadtest.output.charts import (
     REFERENCE_COLOUR,
     Axes,
@@ -273,7 +273,7 @@ def startup_figure(results: dict[str, Any]) -> Figure | None:
     ax.margins(x=0.2)
     ax.set_xlabel("seconds: median (min–max) over fresh starts")
     ax.set_title("Start-up")
-    shades = [("to first /health", 1.0), ("import of the app", 0.5)]
+    shades = [(f"to first {health_path(results)}", 1.0), ("import of the app", 0.5)]
     legend_outside(ax, **shade_handles(arms, shades))
     return figure
 

@@ -215,6 +215,16 @@ def timetable_why_lines(results: dict[str, Any]) -> list[str]:
     ]
 
 
+def health_path(results: dict[str, Any]) -> str:
+    """Where start-up was timed to: the lab's /health, or (compare) the services' own health
+    path, named where they share one."""
+    services = results["settings"].get("services") or {}
+    paths = {service.get("health") for service in services.values()}
+    if not services:
+        return "/health"
+    return paths.pop() or "health path" if len(paths) == 1 else "health path"
+
+
 def table_rows(
     results: dict[str, Any], separator: str = " · "
 ) -> tuple[list[str], list[list[str]]]:
@@ -325,7 +335,7 @@ def table_rows(
     if any(startups):
         rows.append(
             [
-                "start-up to first /health, s",
+                f"start-up to first {health_path(results)}, s",
                 *(format_spread(figures, "to_health_s", 2) for figures in startups),
             ]
         )
@@ -412,7 +422,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     if any(value is not None for value in startups.values()):
         reference = startups.get(baseline) if baseline else None
         lines.append(
-            "Start-up to the first /health (median): "
+            f"Start-up to the first {health_path(results)} (median): "
             + ", ".join(
                 f"{arm} {versus(value, reference if arm != baseline else None, 's', 2)}"
                 for arm, value in startups.items()
@@ -503,7 +513,8 @@ def comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], 
             format_spread((results["apps"].get(arm) or {}).get("startup"), "to_health_s", 2)
             for _, results in runs
         ]
-        rows.append([f"{arm} start-up to first /health, s", *cells])
+        path = health_path(runs[-1][1])
+        rows.append([f"{arm} start-up to first {path}, s", *cells])
     for arm in arms:
         cells = []
         for _, results in runs:
