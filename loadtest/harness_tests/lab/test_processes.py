@@ -93,3 +93,42 @@ def test_a_child_in_a_session_of_its_own_is_stopped_with_its_parent(tmp_path: Pa
     assert os.getsid(escapee) != os.getsid(arm.pid)  # out of the arm's session and group
     processes.stop_process(arm)
     assert not alive(escapee)
+
+
+def test_an_orphan_whose_parent_exited_is_stopped_with_the_arm(tmp_path: Path) -> None:
+    """Issue 53: a daemon's double fork. The subshell starts a child in a session of its own
+    and exits, so the child is no longer below the arm, nor in its process group, when the arm
+    is stopped; it still carries the arm's token in its environment."""
+    pid_file = tmp_path / "orphan.pid"
+    arm = start_process(
+        ["/bin/bash", "-c", f"( setsid sleep 300 & echo $! > {pid_file} ); sleep 300"],
+        log_path=tmp_path / "arm.log",
+    )
+    orphan = wait_for_pid(pid_file)
+    for _ in range(200):  # setsid runs a moment after the subshell wrote its process id
+        if os.getsid(orphan) != os.getsid(arm.pid):
+            break
+        time.sleep(0.05)
+    assert os.getsid(orphan) != os.getsid(arm.pid)
+    assert orphan not in {child.pid for child in psutil.Process(arm.pid).children(recursive=True)}
+    processes.stop_process(arm)
+    assert not alive(orphan)
+
+
+def test_only_the_stopped_arms_processes_are_stopped(tmp_path: Path) -> None:
+    """The token is the arm's own: stopping one arm leaves another's escaped child alone."""
+    pid_files = [tmp_path / "first.pid", tmp_path / "second.pid"]
+    arms = [
+        start_process(
+            ["/bin/bash", "-c", f"( setsid sleep 300 & echo $! > {pid_file} ); sleep 300"],
+            log_path=tmp_path / f"{pid_file.stem}.log",
+        )
+        for pid_file in pid_files
+    ]
+    first, second = (wait_for_pid(pid_file) for pid_file in pid_files)
+    try:
+        processes.stop_process(arms[0])
+        assert not alive(first) and alive(second)
+    finally:
+        processes.stop_process(arms[1])
+    assert not alive(second)

@@ -1,11 +1,13 @@
 """Child processes the runner owns: started in their own session, always torn down, with
-whatever they started, also in a session of its own."""
+whatever they started, also in a session of its own, or left behind by a parent that exited."""
 
 import os
 import signal
 import socket
 import subprocess
 import threading
+import uuid
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +16,12 @@ from typing import Any
 import psutil
 
 from loadtest.lab.errors import LabError
+
+# Each process start_process starts carries a token of its own in its environment, which
+# everything it starts inherits: stop_process finds by it what escaped the process group and
+# the tree (a daemon's double fork, whose parent has exited), without a cgroup.
+TOKEN_VARIABLE = "LAB_PROCESS_TOKEN"
+_tokens: "weakref.WeakKeyDictionary[subprocess.Popen[bytes], str]" = weakref.WeakKeyDictionary()
 
 
 def ensure_port_free(port: int, what: str, remedy: str = "or pick another port") -> None:
@@ -95,6 +103,8 @@ def start_process(
             os.sched_setaffinity(0, cpus)
 
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    token = uuid.uuid4().hex
+    env = {**(os.environ if env is None else env), TOKEN_VARIABLE: token}
     with log_path.open("ab") as log_file, interrupts_held() as interrupted:
         try:
             process = subprocess.Popen(
@@ -117,6 +127,7 @@ def start_process(
                 f"{cgroup_procs}: {error}"
             ) from None
 
+    _tokens[process] = token
     if interrupted:  # Ctrl-C (or a kill) came while it started: stopped here, not left behind
         stop_process(process)
         signal.raise_signal(interrupted[0])  # now to the handler it was meant for
@@ -141,12 +152,35 @@ def kill_all(processes: list[psutil.Process]) -> None:
     psutil.wait_procs(processes, timeout=5)
 
 
+def carrying(token: str) -> list[psutil.Process]:
+    """Every process whose environment holds `token` (those of other users cannot be read, and
+    are not the runner's)."""
+    found = []
+    for candidate in psutil.process_iter():
+        if candidate.pid == os.getpid():
+            continue
+        try:
+            if candidate.environ().get(TOKEN_VARIABLE) == token:
+                found.append(candidate)
+        except psutil.Error:
+            continue
+    return found
+
+
+def escaped(process: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    """What still carries the token of `process`, a process start_process started: asked once,
+    as it is stopped (its token is forgotten)."""
+    token = _tokens.pop(process, None)
+    return carrying(token) if token is not None else []
+
+
 def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:
-    """SIGTERM the whole process group, then SIGKILL whatever is left, and every process below
-    it when it was asked to stop, even one in a session of its own (which the group's signal
-    misses: issue 53). An orphan whose parent had already exited is found only by the arm's
-    cgroup (lab/services.py)."""
+    """SIGTERM the whole process group, then SIGKILL whatever is left, every process below it
+    when it was asked to stop, even one in a session of its own (which the group's signal
+    misses: issue 53), and every process still carrying its token: an orphan whose parent had
+    already exited (issue 53), found by its environment."""
     if process.returncode is not None:  # reaped already: its process id may be another's now
+        kill_all(escaped(process))
         return
     started = descendants(process.pid)
     if process.poll() is None:
@@ -164,4 +198,4 @@ def stop_process(process: subprocess.Popen[bytes], timeout_s: float = 15) -> Non
         pass
     if process.poll() is None:
         process.wait()
-    kill_all(started)
+    kill_all(started + escaped(process))

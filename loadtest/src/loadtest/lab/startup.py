@@ -19,7 +19,7 @@ from pathlib import Path
 from loadtest.lab.apps import RunningApp, start_app, uvicorn_arguments
 from loadtest.lab.arms import ARMS, arm_python, rotations
 from loadtest.lab.errors import LabError
-from loadtest.lab.processes import descendants, kill_all
+from loadtest.lab.processes import descendants, escaped, kill_all
 
 HEALTH_POLL_S = 0.01  # the to-health figure's resolution
 IMPORT_LINE = re.compile(r"^lab-import-s=([0-9.]+)$", re.MULTILINE)
@@ -67,7 +67,7 @@ def kill_now(app: RunningApp) -> None:
     except ProcessLookupError:
         pass
     app.process.wait()
-    kill_all(started)
+    kill_all(started + escaped(app.process))  # and what escaped the tree (lab/processes.py)
 
 
 def measure_startup(
