@@ -165,6 +165,11 @@ def choose(
                 f"({p99_s * 1000:.0f} ms): the previous arm's requests still run into the next "
                 "window's counted time"
             )
+    elif settle < fitted_settle:
+        why.append(
+            f"settle {settle:g} s: half the window set by hand (the p99 latency, "
+            f"{p99_s * 1000:.0f} ms, asked for {fitted_settle:g} s)"
+        )
     else:
         why.append(f"settle {settle:g} s: at least the p99 latency ({p99_s * 1000:.0f} ms)")
     needed = settle + REQUESTS_PER_WINDOW / slowest_rps
@@ -201,15 +206,15 @@ def level_slot(arm: str, users: int) -> str:
     return Slot(arm, f"{users}users").name
 
 
-def probe_seconds(settings: PairedLoadSettings, arms: int) -> float:
-    """One scenario's probe, planned: locust's start, every arm's warm-up and every level's slot
-    (the progress display's estimate)."""
+def probe_seconds(arms: int) -> float:
+    """One scenario's probe, planned (the progress display's estimate): locust's start, then
+    a warm-up and a window for every level's slot, in one locust process (`probe`)."""
+    one_process = PairedLoadSettings(load_processes=1)
     slots = arms * len(USER_LEVELS)
     return (
-        locust_start_s(settings)
-        + arms * PROBE_WARMUP_S
-        + slots * PROBE_WINDOW_S
-        + locust_tail_s(settings)
+        locust_start_s(one_process)
+        + slots * (PROBE_WARMUP_S + PROBE_WINDOW_S)
+        + locust_tail_s(one_process)
     )
 
 
@@ -230,9 +235,17 @@ def fit_scenario(
     explicit = {key: float(getattr(settings, key)) for key in set_by_hand}
     label = plan.scenario(name).label
     if not levels:  # the probe's windows held nothing: time with the values as they are
-        progress.note(f"⚠ {label}: the probe measured nothing; timed without a fitted timetable")
+        note = (
+            f"{label}: the probe measured nothing; timed with {settings.users} users and "
+            f"{settings.window_s:g} s windows, not fitted"
+        )
+        progress.note(f"⚠ {note}")
         return Timetable(
-            settings.users, settings.window_s, settings.settle_s, ("the probe measured nothing",)
+            settings.users,
+            settings.window_s,
+            settings.settle_s,
+            ("the probe measured nothing",),
+            (note,),
         )
     timetable = choose(levels, explicit, label)
     progress.note(f"{label} timetable: " + "; ".join(timetable.why))
@@ -252,12 +265,15 @@ def probe(
     database_pid: int | None,
 ) -> dict[str, list[Level]]:
     """One locust run: every arm at every level of users, the levels rising, the arms
-    alternating within a level; the figures of each slot's one counted window."""
+    alternating within a level; the figures of each slot's one counted window. It runs in one
+    locust process whatever the run's --load-processes: a slot's users are counted per
+    process, so N processes would run N times each level (the timed windows then split the
+    fitted users among the processes as usual)."""
     request = plan.scenario(scenario).request_for
     slots = {level_slot(arm, users): (arm, users) for users in USER_LEVELS for arm in apps}
     loads = {slot: SlotLoad(request(arm), users) for slot, (arm, users) in slots.items()}
     _, records, _ = run_schedule(
-        replace(settings, users=max(USER_LEVELS)),
+        replace(settings, users=max(USER_LEVELS), load_processes=1),
         lambda start: build_schedule(
             scenario=scenario,
             hosts={slot: apps[arm].base_url for slot, (arm, _) in slots.items()},

@@ -69,7 +69,8 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
     why = timetable_why_lines(results)
     timetable_section = (
         "## Timetable (--fit)\n\n"
-        "Fitted per scenario in the first repeat, from a probe at 1 to 32 users (docs/compare.md):"
+        "Fitted per scenario on fresh arms before the repeats, from a probe at 1 to 32 users "
+        "(docs/compare.md):"
         "\n\n" + "\n".join(f"- {line}" for line in why) + "\n\n"
         if why
         else ""

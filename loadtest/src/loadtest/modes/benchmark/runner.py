@@ -57,7 +57,7 @@ def planned_seconds(settings: BenchmarkSettings) -> float:
         rounds = settings.repeats * settings.pairs * len(wrk_scenarios)
         load += rounds * wrk_round_seconds(settings, len(settings.apps))
     if settings.fit:  # the windows fitted may be longer: the estimate grows once they are
-        load += len(settings.scenarios) * probe_seconds(settings, len(settings.apps))
+        load += len(settings.scenarios) * probe_seconds(len(settings.apps))
     return load + (CALIBRATION_S if settings.calibrate else 0) + startup_seconds(settings)
 
 
@@ -79,7 +79,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     cross_check_windows: list[WindowRecord] = []
     calibration: dict[str, Any] | None = None
     startup: dict[str, StartupSamples] | None = None
-    timetables: dict[str, Timetable] = {}  # --fit: each scenario's, fitted in the first repeat
+    timetables: dict[str, Timetable] = {}  # --fit: each scenario's, fitted before the repeats
     with open_session(KIND, settings.results_dir, console) as session:
         run_dir = session.run_dir
         if settings.baseline is None:
@@ -128,6 +128,10 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
                 environment=session.environment,
                 on_sample=on_startup_sample,
             )
+        if settings.fit:
+            timetables = fit_timetables(
+                settings, database, pinning, run_dir, progress, session.environment
+            )
         for repeat in range(1, settings.repeats + 1):
             repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
                 settings,
@@ -160,12 +164,13 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     )
     # results/latest moves only once the run's results.json and reports are written.
     complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == SCENARIO_NAMES
-    if complete:
+    if complete and not settings.fit:
         link_latest(settings.results_dir, run_dir)
     else:
         console.print(
             "results/latest was not moved: it points at the newest run of every default arm "
-            "and scenario, and this one ran fewer.",
+            "and scenario on the fixed timetable, and this one "
+            + ("fitted its own (--fit)." if complete else "ran fewer."),
             highlight=False,
         )
     return run_dir
@@ -183,9 +188,9 @@ def run_repeat(
     on_arms_started: Callable[[], None] = lambda: None,
 ) -> tuple[list[ArmLife], list[ScenarioRun], list[WindowRecord]]:
     """Fresh processes for every arm on a fresh dataset, verified, then every scenario (and the
-    wrk cross-check, when asked); with --fit, each scenario's timetable fitted first, in the
-    first repeat that times it (into `timetables`). `on_arms_started`: every arm answers
-    /health, and its first figure (its idle memory) is next."""
+    wrk cross-check, when asked), each with its fitted timetable where --fit gave it one.
+    `on_arms_started`: every arm answers /health, and its first figure (its idle memory) is
+    next."""
     repeat_dir = run_dir / "runs" / f"{repeat:02d}"
     repeat_dir.mkdir(parents=True, exist_ok=True)
     order = tuple(rotations(settings.apps, repeat)[repeat - 1])
@@ -220,18 +225,6 @@ def run_repeat(
         }
         for name in settings.scenarios:
             verified = tuple(arm for arm in order if not lives[arm].problems[name])
-            if settings.fit and verified and name not in timetables:
-                timetables[name] = fit_scenario(
-                    settings,
-                    settings.plan,
-                    name,
-                    {arm: apps[arm] for arm in verified},
-                    pinning,
-                    repeat_dir,
-                    progress,
-                    database.server_pid,
-                    settings.set_by_hand,
-                )
             if verified:
                 runs.append(
                     measure_scenario(
@@ -251,6 +244,50 @@ def run_repeat(
             )
         read_memory_after_load(samplers, apps, lives)
     return list(lives.values()), runs, cross_check
+
+
+def fit_timetables(
+    settings: BenchmarkSettings,
+    database: LabDatabase,
+    pinning: PinningPlan,
+    run_dir: Path,
+    progress: ProgressDisplay,
+    environment: dict[str, str],
+) -> dict[str, Timetable]:
+    """--fit: every arm started on a fresh dataset, and each scenario probed on the arms that
+    answer it correctly (modes/fit.py), before the repeats and apart from them: no repeat's
+    memory figures or database hold the probe's load, and every repeat is timed alike."""
+    folder = run_dir / "runs" / "fit"
+    folder.mkdir(parents=True, exist_ok=True)
+    load_dataset(database.url, settings.dataset_size)
+    timetables: dict[str, Timetable] = {}
+    with ExitStack() as stack:
+        apps: dict[str, RunningApp] = {}
+        for arm in settings.apps:
+            apps[arm] = start_arm(
+                settings, arm, database, pinning, folder, environment, docker=settings.docker
+            )
+            stack.callback(apps[arm].stop)
+        for name in settings.scenarios:
+            scenario = settings.plan.scenario(name)
+            verified = {
+                arm: app
+                for arm, app in apps.items()
+                if not verify_scenario(app.base_url, scenario, database.url, arm)
+            }
+            if verified:  # an arm that fails here is flagged by the repeats' own verification
+                timetables[name] = fit_scenario(
+                    settings,
+                    settings.plan,
+                    name,
+                    verified,
+                    pinning,
+                    folder,
+                    progress,
+                    database.server_pid,
+                    settings.set_by_hand,
+                )
+    return timetables
 
 
 def read_memory_after_load(

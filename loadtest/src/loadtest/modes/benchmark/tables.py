@@ -192,11 +192,11 @@ def timetable_rows(results: dict[str, Any]) -> list[list[str]]:
     labels = {name: scenario_label(results, name) for name in fitted}
     return [
         [
-            "users (fitted)",
+            "users per scenario",
             ", ".join(f"{labels[name]} {timetable['users']}" for name, timetable in fitted.items()),
         ],
         [
-            "windows (fitted)",
+            "windows per scenario",
             "; ".join(
                 f"{labels[name]} {timetable['window_s']:g}s, the first "
                 f"{timetable['settle_s']:g}s not counted"
@@ -219,9 +219,12 @@ def health_path(results: dict[str, Any]) -> str:
     """Where start-up was timed to: the lab's /health, or (compare) the services' own health
     path, named where they share one."""
     services = results["settings"].get("services") or {}
-    paths = {service.get("health") for service in services.values()}
     if not services:
         return "/health"
+    # The arms whose start-up was timed: those the harness started (not one reached by URL).
+    paths = {
+        service.get("health") for service in services.values() if service.get("started_here", True)
+    }
     return paths.pop() or "health path" if len(paths) == 1 else "health path"
 
 
