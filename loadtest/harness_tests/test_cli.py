@@ -17,7 +17,8 @@ def settings_for(*argv: str) -> Any:
 
 def test_defaults_match_the_documented_run() -> None:
     settings = settings_for()
-    assert (settings.repeats, settings.pairs, settings.window_s, settings.users) == (2, 30, 0.6, 10)
+    # Five repeats: every ratio's interval is over repeats (docs/methodology.md).
+    assert (settings.repeats, settings.pairs, settings.window_s, settings.users) == (5, 8, 0.6, 10)
     assert settings.dataset_size == 10_000 and settings.apps == ("v1", "v2", "v2-latest")
     assert settings.startup_samples == 5
     assert settings.ports == {"v1": 8001, "v1-shim": 8004, "v2": 8002, "v2-latest": 8003}

@@ -11,8 +11,10 @@ from loadtest.load.settings import PairedLoadSettings
 
 @dataclass(frozen=True)
 class BenchmarkSettings(PairedLoadSettings):
-    # 2 repeats x 30 pairs of three arms keep the default run under 8 minutes.
-    repeats: int = 2  # fresh processes for every arm, each repeat
+    # 5 repeats x 8 pairs of three arms: every ratio's interval is over repeats, and covers
+    # what a rerun varies (analysis/clusters.py), in under 8 minutes (docs/methodology.md).
+    repeats: int = 5  # fresh processes for every arm, each repeat
+    pairs: int = 8  # per repeat: each repeat's median is one value of the interval's five
     startup_samples: int = 5  # fresh starts per arm, timed to the first 200 on /health
     dataset_size: int = 10_000
     scenarios: tuple[str, ...] = SCENARIO_NAMES
