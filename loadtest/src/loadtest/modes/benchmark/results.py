@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from loadtest.analysis.fit import Timetable
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
 from loadtest.analysis.limits import AGREEMENT_LIMIT, CI_HALF_WIDTH_LIMIT, SATURATION_LIMIT
 from loadtest.analysis.paired_windows import ratios_by_repeat
@@ -17,7 +18,6 @@ from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.settings import BenchmarkSettings
-from loadtest.modes.fit import Timetable
 from loadtest.output.text import format_ratio
 
 # In READ synthetic the app alone should be the limit: its windows are checked for saturation.

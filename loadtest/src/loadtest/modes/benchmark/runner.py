@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.analysis.fit import Timetable, fit_scenario, probe_seconds, timed
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import DEFAULT_ARMS, rotations
 from loadtest.lab.database import LabDatabase
@@ -41,7 +42,6 @@ from loadtest.modes.benchmark.wrk import (
     ensure_wrk,
     wrk_round_seconds,
 )
-from loadtest.modes.fit import Timetable, fit_scenario, probe_seconds, timed
 from loadtest.modes.session import CALIBRATION_S, check_local_arms, open_session, start_arm
 from loadtest.output.run_folder import link_latest
 
@@ -255,7 +255,7 @@ def fit_timetables(
     environment: dict[str, str],
 ) -> dict[str, Timetable]:
     """--fit: every arm started on a fresh dataset, and each scenario probed on the arms that
-    answer it correctly (modes/fit.py), before the repeats and apart from them: no repeat's
+    answer it correctly (analysis/fit.py), before the repeats and apart from them: no repeat's
     memory figures or database hold the probe's load, and every repeat is timed alike."""
     folder = run_dir / "runs" / "fit"
     folder.mkdir(parents=True, exist_ok=True)

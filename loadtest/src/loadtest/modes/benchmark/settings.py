@@ -20,7 +20,7 @@ class BenchmarkSettings(PairedLoadSettings):
     scenarios: tuple[str, ...] = SCENARIO_NAMES
     docker: bool = False  # against docker-compose.yml instead of local processes
     cross_check: bool = False  # READ and READ synthetic again with wrk
-    # --fit: users, window and settle fitted to the arms per scenario first (modes/fit.py).
+    # --fit: users, window and settle fitted to the arms per scenario first (analysis/fit.py).
     fit: bool = False
     # Of users, window_s and settle_s: those the file or the command line set (kept as set).
     set_by_hand: tuple[str, ...] = ()

@@ -4,13 +4,13 @@ scenarios, with what the file declared and where the arms' answers differed."""
 from collections.abc import Sequence
 from typing import Any
 
+from loadtest.analysis.fit import Timetable
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
-from loadtest.modes.fit import Timetable
 
 
 def build_compare_results(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from loadtest.analysis.fit import Timetable, fit_scenario, timed
 from loadtest.lab.arms import rotations
 from loadtest.lab.database import LabDatabase, check_configured_url
 from loadtest.lab.dataset import load_dataset
@@ -34,7 +35,6 @@ from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
 from loadtest.modes.compare.verify import Answer, ask, differing_fields
-from loadtest.modes.fit import Timetable, fit_scenario, timed
 from loadtest.modes.session import RunSession, open_session
 
 KIND = "compare"

@@ -23,7 +23,7 @@ class Stopping:
     needed: dict[RatioKey, int] = field(default_factory=dict)
     repeats: int = 0
     repeats_began_s: float | None = None
-    probing_s: float = 0.0  # the first repeat's probes (modes/fit.py): not a repeat's
+    probing_s: float = 0.0  # the first repeat's probes (analysis/fit.py): not a repeat's
     pilot_over_budget_s: float | None = None  # where the pilot alone was expected past it
     stopped: str = "fixed"
 

@@ -1,4 +1,4 @@
-"""A paired run's timetable fitted to the service (modes/fit.py: compare's default, the
+"""A paired run's timetable fitted to the service (analysis/fit.py: compare's default, the
 benchmark's --fit), on probes' fixed answers: a fast service and a slow one, an arm whose CPU is
 not read, values set by hand kept (and said to be too small where they are), the settings a
 scenario is then timed with, and what each mode's command line sets by hand."""
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from harness_tests.runner import run_in_process
+from loadtest.analysis.fit import Level, Timetable, choose, timed, up
 from loadtest.modes.compare.settings import CompareSettings
-from loadtest.modes.fit import Level, Timetable, choose, timed, up
 
 
 def levels(rps: list[float], busy: list[float | None], p99: list[float]) -> list[Level]:
