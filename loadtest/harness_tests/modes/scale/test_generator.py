@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 from harness_tests.runner import free_port
-from loadtest.lab.arms import ARM_NAMES, arm_python
-from loadtest.lab.errors import LabError
-from loadtest.lab.processes import child_environment
-from loadtest.modes.scale.generator import (
+from loadtest.generated.apps import compile_app
+from loadtest.generated.generator import (
     ScaleApp,
     generate,
     groups_of,
@@ -21,10 +19,13 @@ from loadtest.modes.scale.generator import (
     router_module,
     routes_of,
 )
-from loadtest.modes.scale.runner import StoppedPhases, Unfinished, compile_app, measure_process
-from loadtest.modes.scale.shapes import SHAPES
-from loadtest.modes.scale.shapes.service import KINDS, MAX_NESTING, plan_models
-from loadtest.modes.scale.subjects import Subject, comparisons, plan_subjects
+from loadtest.generated.shapes import SHAPES
+from loadtest.generated.shapes.service import KINDS, MAX_NESTING, plan_models
+from loadtest.generated.subjects import Subject, comparisons, plan_subjects
+from loadtest.lab.arms import ARM_NAMES, arm_python
+from loadtest.lab.errors import LabError
+from loadtest.lab.processes import child_environment
+from loadtest.modes.scale.runner import StoppedPhases, Unfinished, measure_process
 
 # Every shape at a size that takes its every path quickly: (shape, size).
 SMALL = {"service": 23, "chain": 5, "recursive": 3, "generic": 5, "union": 3, "routes": 4}

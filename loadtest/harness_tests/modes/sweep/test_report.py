@@ -9,16 +9,17 @@ from rich.console import Console
 
 from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
 from loadtest.lab.pinning import PinningPlan
+from loadtest.load.cell_timetable import build_sweep_schedule, cell_timing
+from loadtest.load.cells import CellProbe, cell_slot
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
 from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.registry import KINDS
-from loadtest.modes.sweep.cells import Cell, CellProbe, cell_request, cell_slot
+from loadtest.modes.sweep.cells import Cell, cell_request
 from loadtest.modes.sweep.report import gain_figure, print_report, summary_lines, write_reports
 from loadtest.modes.sweep.results import build_sweep_results
 from loadtest.modes.sweep.settings import SweepSettings
-from loadtest.modes.sweep.timetable import build_sweep_schedule, cell_timing
 from loadtest.output.charts import plt
 from loadtest.output.results_file import as_document, read_results, run_header
 

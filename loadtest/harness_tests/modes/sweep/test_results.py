@@ -1,9 +1,10 @@
 """What a sweep's results say beyond the window figures: where a read curve crosses a
 threshold, and which ratio a cell's gain is read from."""
 
+from loadtest.analysis.cells import cell_ratios, gain
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.sweep.cells import Cell
-from loadtest.modes.sweep.results import cell_ratios, crossing_bytes, gain
+from loadtest.modes.sweep.results import crossing_bytes
 
 
 def ratio(estimate: float, low: float, high: float) -> dict[str, float]:

@@ -6,17 +6,18 @@ from dataclasses import replace
 import pytest
 
 from loadtest.lab.errors import LabError
-from loadtest.load.schedule import MEASURED, WARMUP
-from loadtest.load.slots import Slot
-from loadtest.modes.sweep.cells import Cell, cell_request, cell_slot, plan_cells
-from loadtest.modes.sweep.settings import SweepSettings
-from loadtest.modes.sweep.timetable import (
+from loadtest.load.cell_timetable import (
     COUNTED_REQUESTS,
     MAX_COUNTED_S,
     MIN_USERS,
     build_sweep_schedule,
     cell_timing,
 )
+from loadtest.load.cells import cell_slot
+from loadtest.load.schedule import MEASURED, WARMUP
+from loadtest.load.slots import Slot
+from loadtest.modes.sweep.cells import Cell, cell_request, plan_cells
+from loadtest.modes.sweep.settings import SweepSettings
 
 SETTINGS = SweepSettings(apps=("v1", "v2"), pairs=3)
 

@@ -255,3 +255,18 @@ def paired_load_values(arguments: argparse.Namespace) -> dict[str, Any]:
     if arguments.window is not None:
         values["window_s"] = arguments.window
     return values
+
+
+def size_list(text: str) -> tuple[int, ...]:
+    sizes = []
+    for part in text.split(","):
+        try:
+            size = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a whole number") from None
+        if size < 1:
+            raise argparse.ArgumentTypeError(f"{size} must be at least 1")
+        sizes.append(size)
+    if len(set(sizes)) != len(sizes):
+        raise argparse.ArgumentTypeError(f"{text!r} names a size twice")
+    return tuple(sorted(sizes))

@@ -31,11 +31,11 @@ from loadtest.load.paired import app_cpu_capacity, locust_start_s, run_schedule
 from loadtest.load.plan import SlotLoad
 from loadtest.load.scenarios import SCENARIO_NAMES, write_title
 from loadtest.load.schedule import WARMUP, build_schedule
+from loadtest.load.verify import verify_scenario
 from loadtest.load.windows import WindowRecord, per_slot, tally_by_name
 from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
 from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.benchmark.settings import BenchmarkSettings
-from loadtest.modes.benchmark.verify import verify_scenario
 from loadtest.modes.benchmark.wrk import (
     CROSS_CHECK_SCENARIOS,
     cross_check_scenario,

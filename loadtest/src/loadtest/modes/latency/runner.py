@@ -24,7 +24,7 @@ from loadtest.load.calibration import trivial_server
 from loadtest.load.open_loop.client import DRAIN_S, ClosedWindow, OpenLoopGenerator, OpenWindow
 from loadtest.load.plan import Request
 from loadtest.load.scenarios import SCENARIOS
-from loadtest.modes.benchmark.verify import verify_scenario
+from loadtest.load.verify import verify_scenario
 from loadtest.modes.latency.arms import ArmReader, collections_between, start_probed_arm
 from loadtest.modes.latency.httperf import HTTPERF_ELSEWHERE, HTTPERF_SCENARIO, run_httperf
 from loadtest.modes.latency.rates import (

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from loadtest.generated.figures import PHASES
 from loadtest.lab.arms import BASELINE
-from loadtest.modes.scale.results import PHASES
 from loadtest.output.text import bytes_label, format_number, format_ratio
 
 

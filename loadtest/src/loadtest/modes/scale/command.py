@@ -6,7 +6,7 @@ from pathlib import Path
 from rich.console import Console
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
-from loadtest.lab.errors import LabError
+from loadtest.generated.shapes import DEFAULT_SHAPE, SHAPE_NAMES, SHAPES, checked_sizes
 from loadtest.modes.options import (
     add_apps,
     add_no_pin,
@@ -15,10 +15,10 @@ from loadtest.modes.options import (
     enough_for_an_interval,
     ports_from,
     seconds_between,
+    size_list,
     whole_number,
 )
 from loadtest.modes.scale.settings import DEFAULT_PLAN, QUICK_PLAN, ScalePlan, ScaleSettings
-from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPE_NAMES, SHAPES
 
 SUMMARY = (
     "start-up and memory at scale: generated apps of 10, 100 and 500 models (two routes each) "
@@ -26,21 +26,6 @@ SUMMARY = (
     "~1.5 min); --shape chain, recursive, generic, union or routes: the shapes users reported "
     "trouble with (2-9 min)"
 )
-
-
-def size_list(text: str) -> tuple[int, ...]:
-    sizes = []
-    for part in text.split(","):
-        try:
-            size = int(part)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{part!r} is not a whole number") from None
-        if size < 1:
-            raise argparse.ArgumentTypeError(f"{size} must be at least 1")
-        sizes.append(size)
-    if len(set(sizes)) != len(sizes):
-        raise argparse.ArgumentTypeError(f"{text!r} names a size twice")
-    return tuple(sorted(sizes))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -134,28 +119,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ports(parser)
     add_no_pin(parser, "the timed app processes to the apps' half of the CPUs")
     add_results_dir(parser)
-
-
-def checked_sizes(
-    shape_name: str, sizes: tuple[int, ...], option: str = "--sizes"
-) -> tuple[int, ...]:
-    """The sizes the shape can build, or one line naming the first it cannot (and the option
-    that named it)."""
-    shape = SHAPES[shape_name]
-    for size in sizes:
-        if size > shape.max_size:
-            raise LabError(
-                f"{option} {size}: the {shape_name} shape takes at most {shape.max_size} "
-                f"{shape.size_label}"
-            )
-        if size % shape.size_step:
-            raise LabError(
-                f"{option} {size}: the {shape_name} shape's {shape.size_label} come in "
-                f"multiples of {shape.size_step}"
-            )
-        if shape_name == "union" and size < 2:
-            raise LabError(f"{option} 1: a union has at least 2 members")
-    return sizes
 
 
 def settings_from(arguments: argparse.Namespace) -> ScaleSettings:

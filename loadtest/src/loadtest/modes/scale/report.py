@@ -9,8 +9,8 @@ from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 from rich.console import Console
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
+from loadtest.generated.subjects import DEFER_SUFFIX, FLAT_SUFFIX
 from loadtest.modes.scale.results import HEADLINE_METRICS
-from loadtest.modes.scale.subjects import DEFER_SUFFIX, FLAT_SUFFIX
 from loadtest.output.charts import (
     REFERENCE_COLOUR,
     Axes,

@@ -1,25 +1,17 @@
 """What a scale run says: per subject and app size, each figure's median and range over the
 fresh processes; ratios between subjects, paired by round; and what one more model costs."""
 
-from dataclasses import dataclass
 from typing import Any
 
 from loadtest.analysis.ratio import paired_ratio
 from loadtest.analysis.stats import summarize
+from loadtest.generated.figures import Metric
+from loadtest.generated.shapes import SHAPES
+from loadtest.generated.shapes.base import MODELS_PER_ROUTER, AppSpec
+from loadtest.generated.subjects import Subject, comparisons
 from loadtest.lab.arms import ARMS
 from loadtest.lab.pinning import PinningPlan
 from loadtest.modes.scale.settings import ScaleSettings
-from loadtest.modes.scale.shapes import SHAPES
-from loadtest.modes.scale.shapes.base import MODELS_PER_ROUTER, AppSpec
-from loadtest.modes.scale.subjects import Subject, comparisons
-
-
-@dataclass(frozen=True)
-class Metric:
-    label: str
-    unit: str  # "s" or "MiB"
-    digits: int
-
 
 METRICS: dict[str, Metric] = {
     "import_s": Metric("import of the app module", "s", 2),
@@ -31,13 +23,6 @@ METRICS: dict[str, Metric] = {
     "uss_routes_mib": Metric("memory after every route once, USS", "MiB", 1),
     "openapi_s": Metric("first /openapi.json", "s", 2),
     "rss_openapi_mib": Metric("memory after /openapi.json, RSS", "MiB", 1),
-}
-# What a process measures, phase by phase (runner.py); each phase has the bound to itself, and
-# a phase that does not finish leaves out the phases after it.
-PHASES = {
-    "start": ("import_s", "to_health_s", "rss_idle_mib", "uss_idle_mib"),
-    "routes": ("routes_s", "rss_routes_mib", "uss_routes_mib"),
-    "openapi": ("openapi_s", "rss_openapi_mib"),
 }
 # What the summary, the per-model costs and the charts show.
 HEADLINE_METRICS = ("to_health_s", "rss_idle_mib", "rss_routes_mib")

@@ -1,4 +1,4 @@
-"""`./test.sh scale`: generated apps of one shape (modes/scale/shapes/, written by generator.py)
+"""`./test.sh scale`: generated apps of one shape (generated/shapes/, written by generator.py)
 started as fresh processes, one at a time, in each arm's own environment; per process: the
 import of the app module, the time to the first 200 on /health, memory idle, one request to
 every route (and the memory after it: FastAPI and Pydantic build some things on first use), the
@@ -15,7 +15,6 @@ a slow moment of the machine lands on every subject alike; a round's figures pai
 subjects for the ratios.
 """
 
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -24,21 +23,22 @@ from typing import Any
 import httpx
 from rich.console import Console
 
+from loadtest.generated.apps import compile_app, exception_line, normalised
+from loadtest.generated.figures import PHASES
+from loadtest.generated.generator import MODULE, Route, ScaleApp, generate, routes_of
+from loadtest.generated.shapes import SHAPES
+from loadtest.generated.subjects import Subject, plan_subjects
 from loadtest.lab.apps import RunningApp, start_app
 from loadtest.lab.arms import arm_python, rotations
 from loadtest.lab.errors import LabError
 from loadtest.lab.memory import read_tree_memory
 from loadtest.lab.processes import child_environment
 from loadtest.lab.startup import HEALTH_POLL_S, import_timing_command, kill_now, read_import_seconds
-from loadtest.modes.scale.generator import MODULE, Route, ScaleApp, generate, routes_of
-from loadtest.modes.scale.results import METRICS, PHASES, build_scale_results
+from loadtest.modes.scale.results import METRICS, build_scale_results
 from loadtest.modes.scale.settings import ScaleSettings
-from loadtest.modes.scale.shapes import SHAPES
-from loadtest.modes.scale.subjects import Subject, plan_subjects
 from loadtest.modes.session import open_session
 
 KIND = "scale"
-TRACEBACK = "Traceback (most recent call last):"
 
 
 def scale_app_of(settings: ScaleSettings, subject: Subject, size: int) -> ScaleApp:
@@ -51,19 +51,6 @@ def scale_app_of(settings: ScaleSettings, subject: Subject, size: int) -> ScaleA
         settings.shape,
         subject.variant,
     )
-
-
-def compile_app(folder: Path, python: Path) -> None:
-    """Write the app's bytecode (compileall writes it even under PYTHONDONTWRITEBYTECODE)."""
-    result = subprocess.run(
-        [str(python), "-m", "compileall", "-q", str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        lines = (result.stdout + result.stderr).strip().splitlines() or ["no output"]
-        raise LabError(f"cannot compile the generated app in {folder}: {lines[-1]}")
 
 
 def uvicorn_args(port: int) -> list[str]:
@@ -80,17 +67,6 @@ def uvicorn_args(port: int) -> list[str]:
         "--log-level",
         "warning",
     ]
-
-
-def normalised(value: Any) -> Any:
-    """JSON with UTC written one way: Pydantic 1 writes `+00:00`, Pydantic 2 `Z`."""
-    if isinstance(value, dict):
-        return {key: normalised(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [normalised(item) for item in value]
-    if isinstance(value, str) and value.endswith("Z") and "T" in value:
-        return value[:-1] + "+00:00"
-    return value
 
 
 def call_every_route(
@@ -120,23 +96,6 @@ def check_openapi(document: dict[str, Any], routes: list[Route], what: str) -> N
 class Unfinished(Exception):
     """A process that did not give its figures: over the bound, or failed (its error): a
     result of the shape, not a crash of the run."""
-
-
-def exception_line(log_path: Path, wait_s: float = 0.0) -> str:
-    """The app's own error, from its log: the line that ends its last traceback (e.g.
-    "RecursionError: maximum recursion depth exceeded"); `wait_s` for a traceback a running app
-    is still writing (uvicorn logs it after the 500 has gone out)."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        text = log_path.read_text(errors="replace") if log_path.exists() else ""
-        _, marker, after = text.rpartition(TRACEBACK)
-        ending = [line for line in after.splitlines()[1:] if line and not line[0].isspace()]
-        if marker and ending:
-            return ending[0].strip()
-        if time.monotonic() >= deadline:
-            lines = text.strip().splitlines()
-            return lines[-1].strip() if lines else "no output"
-        time.sleep(0.05)
 
 
 def measure_process(

@@ -4,9 +4,9 @@ how long a process may take, where results go."""
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loadtest.generated.shapes import DEFAULT_SHAPE, SHAPES
 from loadtest.lab.arms import DEFAULT_ARMS
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
-from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPES
 
 MODEL_COUNTS = SHAPES[DEFAULT_SHAPE].sizes
 MAX_MODELS = SHAPES[DEFAULT_SHAPE].max_size

@@ -15,7 +15,7 @@ app_v1 spells it; v2: Pydantic 2's own), so the lab's served apps stay as they a
 from pathlib import Path
 from typing import Any
 
-from loadtest.modes.scale.shapes.base import CORE_VERSION_SOURCE
+from loadtest.generated.shapes.base import CORE_VERSION_SOURCE
 
 PACKAGE = "shape_app"
 MODULE = f"{PACKAGE}.main:app"

@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 
 from loadtest.lab.errors import LabError
+from loadtest.load.cells import TIMED_REQUESTS, CellProbe
 from loadtest.load.plan import JSON_HEADERS, Request
 from loadtest.modes.shapes.app import row, tree, tree_nodes, union_items
 from loadtest.modes.shapes.settings import ShapesSettings
-from loadtest.modes.sweep.cells import TIMED_REQUESTS, CellProbe
 
 # How a cell's name reads: what it is, in a few words (the report's).
 KINDS = {

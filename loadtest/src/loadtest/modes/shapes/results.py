@@ -5,9 +5,12 @@ plain one and the reusable adapter over parse_obj_as, paired by round."""
 
 from typing import Any
 
+from loadtest.analysis.cells import cell_flags, paired_cell
 from loadtest.analysis.paired_windows import by_group
 from loadtest.analysis.ratio import paired_ratio
 from loadtest.lab.arms import comparisons
+from loadtest.load.cell_timetable import CellTiming
+from loadtest.load.cells import CellProbe, cell_slot
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
 from loadtest.load.plan import Request
@@ -15,9 +18,6 @@ from loadtest.load.schedule import Schedule
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.shapes.cells import KINDS, ShapeCell
 from loadtest.modes.shapes.settings import ShapesSettings
-from loadtest.modes.sweep.cells import CellProbe, cell_slot
-from loadtest.modes.sweep.results import paired_cell, sweep_flags
-from loadtest.modes.sweep.timetable import CellTiming
 
 # Within an arm: (the cell's kind, the kind it is compared with, what the ratio says).
 WITHIN = (
@@ -109,7 +109,7 @@ def build_shapes_results(
         "calibration": setup.calibration,
         "locust": locust.summary(),
         "measured_s": round(schedule.end - schedule.start, 1),
-        "flags": sweep_flags(
+        "flags": cell_flags(
             cell_results,
             records,
             locust,

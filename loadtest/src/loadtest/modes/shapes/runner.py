@@ -10,22 +10,22 @@ from pathlib import Path
 import httpx
 from rich.console import Console
 
+from loadtest.generated.subjects import idiom_of
 from loadtest.lab.apps import RunningApp, start_app
 from loadtest.lab.arms import arm_python
 from loadtest.lab.startup import HEALTH_POLL_S
+from loadtest.load.cell_timetable import CellTiming, build_sweep_schedule, cell_timing
+from loadtest.load.cells import CellProbe, cell_slot
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup, run_schedule
 from loadtest.load.plan import Request, Scenario, SlotLoad, plan_lab_arms
 from loadtest.load.schedule import Schedule
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.scale.subjects import idiom_of
 from loadtest.modes.session import CALIBRATION_S, RunSession, check_local_arms, open_session
 from loadtest.modes.shapes.app import MODULE, generate
 from loadtest.modes.shapes.cells import ShapeCell, cell_request, plan_cells, probe_cell
 from loadtest.modes.shapes.results import build_shapes_results
 from loadtest.modes.shapes.settings import ShapesSettings
-from loadtest.modes.sweep.cells import CellProbe, cell_slot
-from loadtest.modes.sweep.timetable import CellTiming, build_sweep_schedule, cell_timing
 
 KIND = "shapes"
 PREPARATION_S = 20.0  # before the timetable is known: starting the apps, checking every cell

@@ -5,18 +5,16 @@ import json
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
 from commons.payloads import MAX_BULK_POSTS, as_instants, bulk_post
 from loadtest.lab.errors import LabError
+from loadtest.load.cells import TIMED_REQUESTS, CellProbe
 from loadtest.load.plan import JSON_HEADERS, Request
 from loadtest.load.scenarios import post_list
-from loadtest.load.slots import Slot
 from loadtest.modes.sweep.settings import READ_SHAPES, READ_SIZES, WRITE_SIZES, SweepSettings
-
-TIMED_REQUESTS = 3  # sequential requests per arm and cell, after one untimed, to time a request
 
 
 @dataclass(frozen=True)
@@ -31,22 +29,6 @@ class Cell:
     @property
     def is_read(self) -> bool:
         return self.shape in READ_SHAPES
-
-
-class NamedCell(Protocol):
-    """What the timetable and the paired figures need of a cell (the sweep's, and the shapes
-    mode's): its name, which names its slots."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def size(self) -> int: ...
-
-
-def cell_slot(cell: NamedCell, app: str) -> str:
-    """The schedule slot of an app's cell: the app, the cell its variant ("v2/nested-1000")."""
-    return Slot(app, cell.name).name
 
 
 def plan_cells(settings: SweepSettings) -> list[Cell]:
@@ -82,16 +64,6 @@ def cell_request(cell: Cell, comments: int) -> Request:
     return Request(
         "POST", "/payloads/validate", body, prefix='{"count":', exact=f'{{"count":{cell.size}}}'
     )
-
-
-@dataclass(frozen=True)
-class CellProbe:
-    """One arm's answer to a cell, before timing: its size and how long it took alone."""
-
-    request_bytes: int
-    response_bytes: int
-    seconds: float  # median of TIMED_REQUESTS sequential requests
-    document: Any  # the parsed answer (reads), datetimes as instants
 
 
 def send(client: httpx.Client, request: Request) -> httpx.Response:

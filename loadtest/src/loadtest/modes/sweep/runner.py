@@ -9,6 +9,8 @@ import httpx
 from rich.console import Console
 
 from loadtest.lab.apps import RunningApp
+from loadtest.load.cell_timetable import CellTiming, build_sweep_schedule, cell_timing
+from loadtest.load.cells import CellProbe, cell_slot
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import run_schedule
 from loadtest.load.plan import Request, Scenario, SlotLoad, plan_lab_arms
@@ -18,16 +20,13 @@ from loadtest.load.windows import WindowRecord
 from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
 from loadtest.modes.sweep.cells import (
     Cell,
-    CellProbe,
     cell_request,
-    cell_slot,
     compare_reads,
     plan_cells,
     probe_cell,
 )
 from loadtest.modes.sweep.results import build_sweep_results
 from loadtest.modes.sweep.settings import SweepSettings
-from loadtest.modes.sweep.timetable import CellTiming, build_sweep_schedule, cell_timing
 
 KIND = "sweep"
 # Before the timetable is known: starting the apps and checking every cell.

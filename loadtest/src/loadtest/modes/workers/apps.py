@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from commons import HTTP_PROTOCOL
+from loadtest.generated.apps import compile_app, normalised
+from loadtest.generated.generator import MODULE, ScaleApp, generate, routes_of
+from loadtest.generated.subjects import idiom_of
 from loadtest.lab.arms import ARMS, arm_python
 from loadtest.load.plan import ARM_PLACEHOLDER
 from loadtest.load.scenarios import SCENARIOS
-from loadtest.modes.scale.generator import MODULE, ScaleApp, generate, routes_of
-from loadtest.modes.scale.runner import compile_app, normalised
-from loadtest.modes.scale.subjects import idiom_of
 from loadtest.modes.workers.routes import WarmRoute
 from loadtest.modes.workers.settings import Target
 

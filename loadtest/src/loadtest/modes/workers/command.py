@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.console import Console
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
+from loadtest.generated.shapes import DEFAULT_SHAPE, SHAPE_NAMES, checked_sizes
 from loadtest.lab.errors import LabError
 from loadtest.modes.options import (
     add_apps,
@@ -17,10 +18,9 @@ from loadtest.modes.options import (
     ports_from,
     positive_int,
     seconds_between,
+    size_list,
     whole_number,
 )
-from loadtest.modes.scale.command import checked_sizes, size_list
-from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPE_NAMES
 from loadtest.modes.workers.servers import SERVER_NAMES, SERVERS
 from loadtest.modes.workers.settings import (
     CHECK_LIMIT_MIB,

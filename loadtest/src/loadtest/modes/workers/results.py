@@ -6,9 +6,9 @@ from typing import Any
 
 from loadtest.analysis.ratio import paired_ratio
 from loadtest.analysis.stats import summarize
+from loadtest.generated.figures import Metric
 from loadtest.lab.arms import BASELINE
 from loadtest.lab.pinning import PinningPlan
-from loadtest.modes.scale.results import Metric
 from loadtest.modes.workers.servers import SERVERS
 from loadtest.modes.workers.settings import WorkersSettings
 from loadtest.modes.workers.tree import Subject

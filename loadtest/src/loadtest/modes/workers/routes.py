@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from loadtest.modes.scale.runner import exception_line, normalised
+from loadtest.generated.apps import exception_line, normalised
 
 PID_HEADER = "x-lab-worker-pid"  # commons/probes/workers.py
 ONE_CONNECTION = httpx.Limits(max_connections=1, max_keepalive_connections=1)

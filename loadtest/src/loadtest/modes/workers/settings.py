@@ -5,8 +5,8 @@ read at."""
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loadtest.generated.shapes import DEFAULT_SHAPE, SHAPES
 from loadtest.lab.paths import DEFAULT_RESULTS_DIR
-from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPES
 
 DEFAULT_APPS = ("v1", "v2")
 DEFAULT_SERVERS = ("uvicorn", "gunicorn-preload", "gunicorn-preload-freeze")

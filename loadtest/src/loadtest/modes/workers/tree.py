@@ -15,11 +15,11 @@ from typing import Any
 
 import psutil
 
+from loadtest.generated.apps import exception_line
 from loadtest.lab.arms import ARMS, arm_python
 from loadtest.lab.cgroup import MemoryCgroup
 from loadtest.lab.memory import read_tree_pss
 from loadtest.lab.processes import child_environment, ensure_port_free, start_process
-from loadtest.modes.scale.runner import exception_line
 from loadtest.modes.workers.apps import AppUnderTest
 from loadtest.modes.workers.routes import Unfinished
 from loadtest.modes.workers.servers import SERVERS, server_command, server_environment

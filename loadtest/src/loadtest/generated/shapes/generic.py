@@ -5,8 +5,8 @@ answers it."""
 
 from typing import Any
 
-from loadtest.modes.scale.shapes import service
-from loadtest.modes.scale.shapes.base import (
+from loadtest.generated.shapes import service
+from loadtest.generated.shapes.base import (
     MODELS_PER_ROUTER,
     AppSource,
     AppSpec,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from loadtest.modes.scale.shapes.base import (
+from loadtest.generated.shapes.base import (
     EXAMPLE_TIME,
     MODELS_PER_ROUTER,
     AppSource,

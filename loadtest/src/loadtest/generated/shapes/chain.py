@@ -8,7 +8,7 @@ could not finish building at all"). Two routes a model."""
 
 from typing import Any
 
-from loadtest.modes.scale.shapes.base import (
+from loadtest.generated.shapes.base import (
     EXAMPLE_TIME,
     MODELS_PER_ROUTER,
     AppSource,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loadtest.modes.scale.shapes import DEFAULT_SHAPE, SHAPES
-from loadtest.modes.scale.shapes.base import CORE_VERSION_SOURCE, AppSource, AppSpec, Endpoint
+from loadtest.generated.shapes import DEFAULT_SHAPE, SHAPES
+from loadtest.generated.shapes.base import CORE_VERSION_SOURCE, AppSource, AppSpec, Endpoint
 
 IDIOMS = ("v1", "v2")
 PACKAGE = "scale_app"

@@ -1,5 +1,6 @@
-"""The benchmark verifies before it times: every scenario answers each arm correctly and in
-full (under load only cheap checks run), or that arm's cell publishes nothing."""
+"""Verification before timing (the benchmark's, compare's and the latency mode's): every
+scenario answers each arm correctly and in full (under load only cheap checks run), or that
+arm's cell publishes nothing."""
 
 import json
 from datetime import datetime

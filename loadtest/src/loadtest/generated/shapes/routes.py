@@ -4,8 +4,8 @@ memory grew with the number of endpoints, a TypeAdapter per route field)."""
 
 from functools import partial
 
-from loadtest.modes.scale.shapes import service
-from loadtest.modes.scale.shapes.base import (
+from loadtest.generated.shapes import service
+from loadtest.generated.shapes.base import (
     MODELS_PER_ROUTER,
     AppSource,
     AppSpec,

@@ -1,5 +1,6 @@
-"""The sweep's timetable: one locust run walks every cell, round after round, each cell a group
-of one window per arm in a rotating order (loadtest/load/schedule.py's windows and rounds).
+"""The timetable of cells in paired windows (the sweep's and the shapes mode's): one locust run
+walks every cell, round after round, each cell a group of one window per arm in a rotating
+order (loadtest/load/schedule.py's windows and rounds).
 
 Every arm's window in a cell is sized by how long its requests take (timed alone, before the
 run, by verification):
@@ -22,9 +23,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from loadtest.lab.arms import rotations
+from loadtest.load.cells import NamedCell, cell_slot
 from loadtest.load.schedule import MEASURED, WARMUP, Schedule, Window
 from loadtest.load.settings import PairedLoadSettings
-from loadtest.modes.sweep.cells import NamedCell, cell_slot
 
 AnyCell = TypeVar("AnyCell", bound=NamedCell)
 

@@ -6,7 +6,7 @@ support. HOLDERS models hold one member and a list of them; two routes each."""
 
 from typing import Any
 
-from loadtest.modes.scale.shapes.base import (
+from loadtest.generated.shapes.base import (
     MODELS_PER_ROUTER,
     AppSource,
     AppSpec,
