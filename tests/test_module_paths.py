@@ -151,7 +151,7 @@ def test_the_check_finds_a_moved_module_and_a_missing_file() -> None:
     assert module_exists("loadtest.load.paired.run_schedule")
     assert not module_exists("loadtest.load.paired.paired_session")
     assert path_exists("load/paired.py", "README.md")
-    assert not path_exists("load/verify.py", "README.md")
+    assert not path_exists("load/nowhere.py", "README.md")
     assert path_exists("../loadtest/src/loadtest/cli.py", "docs/design.md")
     assert path_exists("loadtest/.../modes/micro/runner.py", "README.md")
     assert not is_ours("fastapi/encoders.py")

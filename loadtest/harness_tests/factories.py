@@ -10,10 +10,10 @@ from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.startup import StartupSamples
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
-from loadtest.modes.benchmark.results import build_results
-from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.output.results_file import as_document, run_header
+from loadtest.pipeline.records import ArmLife, ScenarioRun
+from loadtest.pipeline.results import build_results
+from loadtest.pipeline.settings import BenchmarkSettings
 
 VERSIONS = {
     "v1": {

@@ -11,8 +11,8 @@ from matplotlib.transforms import Bbox
 from harness_tests.factories import build, make_life, make_run, three_arm_rounds
 from loadtest.lab.memory import MemoryReading
 from loadtest.lab.startup import StartupSamples
-from loadtest.modes.benchmark import charts
-from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.pipeline import charts
+from loadtest.pipeline.settings import BenchmarkSettings
 
 
 def noisy(rounds: list[dict[str, float]]) -> list[dict[str, float]]:

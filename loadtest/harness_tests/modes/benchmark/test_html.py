@@ -11,8 +11,8 @@ from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixe
 from harness_tests.factories import build, make_run, steady_runs, three_arm_rounds
 from harness_tests.runner import run_in_process
 from loadtest.lab.startup import StartupSamples
-from loadtest.modes.benchmark.html import write_html_report
-from loadtest.modes.benchmark.settings import BenchmarkSettings
+from loadtest.pipeline.html import write_html_report
+from loadtest.pipeline.settings import BenchmarkSettings
 
 
 def three_arm_results() -> dict:

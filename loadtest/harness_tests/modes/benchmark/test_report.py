@@ -15,10 +15,10 @@ from harness_tests.factories import (
 from loadtest.analysis.clusters import CLUSTER_METHOD, POOLED_METHOD
 from loadtest.lab.memory import MemoryReading
 from loadtest.lab.startup import StartupSamples
-from loadtest.modes.benchmark.html import write_html_report
-from loadtest.modes.benchmark.report import write_report
-from loadtest.modes.benchmark.settings import BenchmarkSettings
-from loadtest.modes.benchmark.tables import (
+from loadtest.pipeline.html import write_html_report
+from loadtest.pipeline.report import write_report
+from loadtest.pipeline.settings import BenchmarkSettings
+from loadtest.pipeline.tables import (
     comparison_rows,
     flags_line,
     interval_limit_text,
@@ -231,9 +231,9 @@ def test_start_up_is_named_after_the_health_path_it_was_timed_to() -> None:
     runs keep /health."""
     import matplotlib.pyplot as plt
 
-    from loadtest.modes.benchmark.charts import startup_figure
-    from loadtest.modes.benchmark.tables import health_path
     from loadtest.output.results_file import read_results
+    from loadtest.pipeline.charts import startup_figure
+    from loadtest.pipeline.tables import health_path
 
     fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
     results = read_results(fixtures / "compare", ["compare"])

@@ -19,11 +19,11 @@ from harness_tests.factories import (
 from loadtest.analysis.paired_windows import window_ratios
 from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.startup import StartupSamples
-from loadtest.modes.benchmark.results import build_results
-from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.registry import KINDS
 from loadtest.output.results_file import SCHEMA_VERSION, read_results, write_results
 from loadtest.output.run_folder import link_latest
+from loadtest.pipeline.results import build_results
+from loadtest.pipeline.settings import BenchmarkSettings
 
 WINDOW_KEYS = {
     "arm",

@@ -14,8 +14,6 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.services import Service
 from loadtest.load.plan import Request
-from loadtest.modes.benchmark.records import ArmLife
-from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.compare.file import (
     OPTIONS,
     CompareFile,
@@ -24,6 +22,8 @@ from loadtest.modes.compare.file import (
 )
 from loadtest.modes.compare.results import terms_flags
 from loadtest.modes.compare.settings import CompareSettings
+from loadtest.pipeline.records import ArmLife
+from loadtest.pipeline.settings import BenchmarkSettings
 
 EXAMPLES = REPOSITORY_ROOT / "examples"
 PYTHON = sys.executable  # an absolute program that exists

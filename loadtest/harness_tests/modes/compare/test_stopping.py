@@ -12,10 +12,10 @@ from harness_tests.factories import make_run
 from harness_tests.runner import REPOSITORY_ROOT, run_in_process
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.benchmark.records import ScenarioRun
 from loadtest.modes.compare.file import read_compare_file
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
+from loadtest.pipeline.records import ScenarioRun
 
 BURN = read_compare_file(REPOSITORY_ROOT / "examples" / "burn.toml", allow_remote=False)
 SETTINGS = CompareSettings(file=BURN, apps=BURN.plan.arms, scenarios=("burn",))

@@ -10,7 +10,6 @@ import pytest
 from matplotlib.figure import Figure
 
 from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
-from loadtest.modes.benchmark import charts as benchmark_charts
 from loadtest.modes.latency.report import latency_figure
 from loadtest.modes.registry import KINDS
 from loadtest.modes.scale.report import growth_figure
@@ -18,6 +17,7 @@ from loadtest.modes.sweep.report import gain_figure
 from loadtest.modes.workers.report import workers_figure
 from loadtest.output.charts import plt
 from loadtest.output.results_file import read_results
+from loadtest.pipeline import charts as benchmark_charts
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
 BLOCK_PX = 420  # each legend gets a block of the page this tall

@@ -16,6 +16,8 @@ from loadtest.load.locust_runs import (
 )
 from loadtest.load.settings import PairedLoadSettings
 
+CALIBRATION_S = 8.0  # the load generator against a trivial endpoint, before any arm starts
+
 
 def calibrate_load_generator(
     settings: PairedLoadSettings,

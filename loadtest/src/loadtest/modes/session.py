@@ -24,15 +24,13 @@ from loadtest.lab.pinning import PAIRED_LOAD_SIDE, PinningPlan, pin_process_tree
 from loadtest.lab.processes import child_environment, ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.services import start_service
-from loadtest.load.calibration import calibrate_load_generator
+from loadtest.load.calibration import CALIBRATION_S, calibrate_load_generator
 from loadtest.load.paired import PairedSetup
 from loadtest.load.plan import PairedPlan
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.modes.registry import DEFAULT_MODE, Mode, mode_of_kind
 from loadtest.output.results_file import run_header, write_results
 from loadtest.output.run_folder import RunFolder, run_folder
-
-CALIBRATION_S = 8.0  # the load generator against a trivial endpoint, before any arm starts
 
 
 def check_local_arms(settings: PairedLoadSettings) -> None:

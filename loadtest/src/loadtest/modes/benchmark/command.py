@@ -11,7 +11,6 @@ from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.arms import BASELINE
 from loadtest.lab.errors import LabError
 from loadtest.load.scenarios import READ_PER_PAGE, SCENARIO_NAMES
-from loadtest.modes.benchmark.settings import QUICK, BenchmarkSettings
 from loadtest.modes.options import (
     add_apps,
     add_dataset_size,
@@ -23,6 +22,7 @@ from loadtest.modes.options import (
     seconds_between,
     whole_number,
 )
+from loadtest.pipeline.settings import QUICK, BenchmarkSettings
 
 SUMMARY = (
     "the benchmark (the default mode): every arm in paired, alternating windows, READ, READ "

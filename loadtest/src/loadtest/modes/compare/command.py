@@ -12,7 +12,6 @@ from rich.console import Console
 from loadtest.analysis.clusters import MIN_REPEATS
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.errors import LabError
-from loadtest.modes.benchmark.settings import QUICK
 from loadtest.modes.compare.file import read_compare_file
 from loadtest.modes.compare.settings import (
     BUDGET_S,
@@ -30,6 +29,7 @@ from loadtest.modes.options import (
     positive_int,
     seconds_between,
 )
+from loadtest.pipeline.settings import QUICK
 
 CALLED_FROM = "LAB_CALLED_FROM"  # test.sh: where it was called from
 SUMMARY = (

@@ -11,10 +11,12 @@ from rich.text import Text
 from loadtest.analysis.clusters import CLUSTER_METHOD
 from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
-from loadtest.modes.benchmark import charts
-from loadtest.modes.benchmark.html import run_page
-from loadtest.modes.benchmark.report import print_report as print_benchmark_report
-from loadtest.modes.benchmark.tables import (
+from loadtest.output.html import html_table
+from loadtest.output.text import markdown_table
+from loadtest.pipeline import charts
+from loadtest.pipeline.html import run_page
+from loadtest.pipeline.report import print_report as print_benchmark_report
+from loadtest.pipeline.tables import (
     comparisons,
     fitted_windows_text,
     flags_line,
@@ -24,8 +26,6 @@ from loadtest.modes.benchmark.tables import (
     table_rows,
     title,
 )
-from loadtest.output.html import html_table
-from loadtest.output.text import markdown_table
 
 
 def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:

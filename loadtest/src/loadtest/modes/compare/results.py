@@ -7,10 +7,10 @@ from typing import Any
 from loadtest.analysis.fit import Timetable
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
-from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
-from loadtest.modes.benchmark.results import build_results
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
+from loadtest.pipeline.records import ArmLife, ScenarioRun
+from loadtest.pipeline.results import build_results
 
 
 def build_compare_results(

@@ -23,19 +23,19 @@ from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.services import RunningApp, Service, start_service, wait_for_health
 from loadtest.lab.startup import StartupSamples, kill_now
 from loadtest.load.scenarios import SCENARIOS
-from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
-from loadtest.modes.benchmark.runner import (
-    QUIET_S,
-    measure_scenario,
-    planned_seconds,
-    read_memory_after_load,
-)
 from loadtest.modes.compare.file import caller_path
 from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
 from loadtest.modes.compare.stopping import Stopping
 from loadtest.modes.compare.verify import Answer, ask, differing_fields
 from loadtest.modes.session import RunSession, open_session
+from loadtest.pipeline.measure import (
+    QUIET_S,
+    measure_scenario,
+    planned_seconds,
+    read_memory_after_load,
+)
+from loadtest.pipeline.records import ArmLife, ScenarioRun
 
 KIND = "compare"
 HEALTH_POLL_S = 0.01  # start-up samples: the figure's resolution

@@ -6,8 +6,8 @@ from typing import ClassVar
 
 from loadtest.analysis.clusters import MIN_REPEATS
 from loadtest.load.plan import PairedPlan
-from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.modes.compare.file import ArmOptions, CompareFile
+from loadtest.pipeline.settings import BenchmarkSettings
 
 # compare's own defaults, where they differ from the benchmark's: a pilot of MIN_REPEATS
 # repeats (each with fresh processes), then as many more as the widest ratio needs for the

@@ -16,6 +16,7 @@ from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
 from commons.synthetic import LADDER_POST_COUNT
 from loadtest.lab.arms import ARMS
 from loadtest.lab.errors import LabError
+from loadtest.load.calibration import CALIBRATION_S
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import locust_start_s, run_schedule
 from loadtest.load.plan import Scenario, SlotLoad, plan_lab_arms
@@ -26,7 +27,7 @@ from loadtest.load.windows import WindowRecord
 from loadtest.modes.ladder.results import build_ladder_results, rung_slot
 from loadtest.modes.ladder.settings import LadderSettings
 from loadtest.modes.ladder.verify import verify_ladder
-from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
+from loadtest.modes.session import PairedArms, check_local_arms, open_session
 
 KIND = "ladder"
 

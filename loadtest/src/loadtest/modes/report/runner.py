@@ -41,8 +41,8 @@ def run_name(run_dir: Path) -> str:
 
 
 def compare(run_dirs: tuple[Path, ...], results_dir: Path, console: Console) -> Path:
-    from loadtest.modes.benchmark.html import comparison_page
-    from loadtest.modes.benchmark.tables import comparison_rows
+    from loadtest.pipeline.html import comparison_page
+    from loadtest.pipeline.tables import comparison_rows
 
     if run_dirs[0].resolve() == run_dirs[1].resolve():
         raise LabError("both arguments are the same run; give two different runs")

@@ -14,6 +14,7 @@ from loadtest.generated.subjects import idiom_of
 from loadtest.lab.apps import RunningApp, start_app
 from loadtest.lab.arms import arm_python
 from loadtest.lab.startup import HEALTH_POLL_S
+from loadtest.load.calibration import CALIBRATION_S
 from loadtest.load.cell_timetable import CellTiming, build_sweep_schedule, cell_timing
 from loadtest.load.cells import CellProbe, cell_slot
 from loadtest.load.locust_runs import LocustRun
@@ -21,7 +22,7 @@ from loadtest.load.paired import PairedSetup, run_schedule
 from loadtest.load.plan import Request, Scenario, SlotLoad, plan_lab_arms
 from loadtest.load.schedule import Schedule
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.session import CALIBRATION_S, RunSession, check_local_arms, open_session
+from loadtest.modes.session import RunSession, check_local_arms, open_session
 from loadtest.modes.shapes.app import MODULE, generate
 from loadtest.modes.shapes.cells import ShapeCell, cell_request, plan_cells, probe_cell
 from loadtest.modes.shapes.results import build_shapes_results

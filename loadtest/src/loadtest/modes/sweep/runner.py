@@ -9,6 +9,7 @@ import httpx
 from rich.console import Console
 
 from loadtest.lab.apps import RunningApp
+from loadtest.load.calibration import CALIBRATION_S
 from loadtest.load.cell_timetable import CellTiming, build_sweep_schedule, cell_timing
 from loadtest.load.cells import CellProbe, cell_slot
 from loadtest.load.locust_runs import LocustRun
@@ -17,7 +18,7 @@ from loadtest.load.plan import Request, Scenario, SlotLoad, plan_lab_arms
 from loadtest.load.schedule import Schedule
 from loadtest.load.slots import Slot
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.session import CALIBRATION_S, PairedArms, check_local_arms, open_session
+from loadtest.modes.session import PairedArms, check_local_arms, open_session
 from loadtest.modes.sweep.cells import (
     Cell,
     cell_request,

@@ -8,7 +8,6 @@ from typing import Any
 from matplotlib.patches import Patch
 
 from loadtest.analysis.stats import median_with_ci
-from loadtest.modes.benchmark.tables import comparisons, health_path, scenario_label
 from loadtest.output.charts import (
     REFERENCE_COLOUR,
     Axes,
@@ -20,6 +19,7 @@ from loadtest.output.charts import (
     shade_handles,
     to_svg,
 )
+from loadtest.pipeline.tables import comparisons, health_path, scenario_label
 
 # The reference experiment's published v2/v1 ratios (FastAPI 0.98 + Pydantic 1 against
 # FastAPI 0.100-beta + Pydantic 2, ab -n 1000 -c 10, its own machine): ../shared/seeds.

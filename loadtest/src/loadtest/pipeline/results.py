@@ -16,9 +16,9 @@ from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
 from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.benchmark.records import ArmLife, ScenarioRun
-from loadtest.modes.benchmark.settings import BenchmarkSettings
 from loadtest.output.text import format_ratio
+from loadtest.pipeline.records import ArmLife, ScenarioRun
+from loadtest.pipeline.settings import BenchmarkSettings
 
 # In READ synthetic the app alone should be the limit: its windows are checked for saturation.
 SATURATION_SCENARIO = "synthetic"

@@ -7,8 +7,9 @@ from typing import Any
 
 from loadtest.lab.files import write_text_safely
 from loadtest.lab.host import interpreter_text
-from loadtest.modes.benchmark import charts
-from loadtest.modes.benchmark.tables import (
+from loadtest.output.html import figure, html_table, page
+from loadtest.pipeline import charts
+from loadtest.pipeline.tables import (
     VERSION_LIBRARIES,
     comparison_rows,
     comparisons,
@@ -22,7 +23,6 @@ from loadtest.modes.benchmark.tables import (
     timetable_rows,
     title,
 )
-from loadtest.output.html import figure, html_table, page
 
 
 def ratio_figure(ratio_svg: str | None, published: bool = True) -> str:
