@@ -233,123 +233,135 @@ def table_rows(
 ) -> tuple[list[str], list[list[str]]]:
     """Header and rows: one metric a row, one column an arm (ratios in the arms' columns)."""
     arms = list(results["apps"])
-    baseline = results["settings"]["baseline"]
     header = ["metric", *(arm_heading(results, arm, separator) for arm in arms)]
     rows: list[list[str]] = []
-
-    def scenario(arm: str, name: str) -> dict[str, Any]:
-        return results["apps"][arm]["scenarios"][name]
-
     for name in results["settings"]["scenarios"]:
-        label = scenario_label(results, name)
-        cells = []
-        for arm in arms:
-            figures = scenario(arm, name)
-            text = format_number(figures["rps_median"])
-            if figures["rps_min"] is not None and figures["windows"] > 1:
-                text += (
-                    f" ({format_number(figures['rps_min'])}–{format_number(figures['rps_max'])})"
-                )
-            cells.append(text + (FLAG_MARK if figures["flags"] else ""))
-        rows.append([f"{label} r/s", *cells])
-        if baseline:
-            ratios = results["ratios_vs_baseline"].get(name, {})
-            rows.append(
-                [
-                    f"{label} ratio to {baseline} [95% CI]",
-                    *(
-                        "baseline" if arm == baseline else format_ratio(ratios.get(arm))
-                        for arm in arms
-                    ),
-                ]
-            )
-            if any(figures.get("cpu_per_request") for figures in ratios.values()):
-                rows.append(
-                    [
-                        f"{label} app CPU per request to {baseline} [95% CI]",
-                        *(
-                            "baseline"
-                            if arm == baseline
-                            else format_ratio(
-                                (ratios.get(arm) or {}).get("cpu_per_request"), mark=False
-                            )
-                            for arm in arms
-                        ),
-                    ]
-                )
-            cross_check = (results.get("cross_check") or {}).get("ratios_vs_baseline", {})
-            if name in cross_check:
-                rows.append(
-                    [
-                        f"{label} ratio to {baseline}, wrk cross-check",
-                        *(
-                            "baseline"
-                            if arm == baseline
-                            else format_ratio(cross_check[name].get(arm))
-                            for arm in arms
-                        ),
-                    ]
-                )
-        for key, figures in results.get("ratios_between_arms", {}).get(name, {}).items():
-            arm, reference = key.split("/")
-            rows.append(
-                [
-                    f"{label} {arm}/{reference} [95% CI]",
-                    *(
-                        format_ratio(figures)
-                        if column == arm
-                        else "reference"
-                        if column == reference
-                        else ""
-                        for column in arms
-                    ),
-                ]
-            )
+        rows += scenario_rows(results, name, arms)
+    return header, rows + startup_rows(results, arms) + memory_rows(results, arms)
+
+
+def scenario_rows(results: dict[str, Any], name: str, arms: list[str]) -> list[list[str]]:
+    """A scenario's rows: r/s, its ratios (to the baseline, of CPU, wrk's, between arms),
+    latency percentiles and CPU per request."""
+    baseline = results["settings"]["baseline"]
+    label = scenario_label(results, name)
+    figures_of = {arm: results["apps"][arm]["scenarios"][name] for arm in arms}
+    cells = []
+    for arm in arms:
+        figures = figures_of[arm]
+        text = format_number(figures["rps_median"])
+        if figures["rps_min"] is not None and figures["windows"] > 1:
+            text += f" ({format_number(figures['rps_min'])}–{format_number(figures['rps_max'])})"
+        cells.append(text + (FLAG_MARK if figures["flags"] else ""))
+    rows = [[f"{label} r/s", *cells]]
+    if baseline:
+        rows += baseline_rows(results, name, arms, label, baseline)
+    for key, figures in results.get("ratios_between_arms", {}).get(name, {}).items():
+        arm, reference = key.split("/")
         rows.append(
             [
-                f"{label} p50 / p95 / p99 ms",
+                f"{label} {arm}/{reference} [95% CI]",
                 *(
-                    " / ".join(
-                        format_number(scenario(arm, name)[p], 0)
-                        for p in ("p50_ms", "p95_ms", "p99_ms")
-                    )
+                    format_ratio(figures)
+                    if column == arm
+                    else "reference"
+                    if column == reference
+                    else ""
+                    for column in arms
+                ),
+            ]
+        )
+    rows.append(
+        [
+            f"{label} p50 / p95 / p99 ms",
+            *(
+                " / ".join(
+                    format_number(figures_of[arm][p], 0) for p in ("p50_ms", "p95_ms", "p99_ms")
+                )
+                for arm in arms
+            ),
+        ]
+    )
+    with_database = any(figures_of[arm]["db_cpu_ms_per_request"] is not None for arm in arms)
+    rows.append(
+        [
+            f"{label} CPU ms/request, app" + (" (PostgreSQL)" if with_database else ""),
+            *(
+                format_number(figures_of[arm]["app_cpu_ms_per_request"], 2)
+                + (
+                    f" ({format_number(figures_of[arm]['db_cpu_ms_per_request'], 2)})"
+                    if with_database
+                    else ""
+                )
+                for arm in arms
+            ),
+        ]
+    )
+    return rows
+
+
+def baseline_rows(
+    results: dict[str, Any], name: str, arms: list[str], label: str, baseline: str
+) -> list[list[str]]:
+    """A scenario's ratios to the baseline: of throughput, of app CPU per request (where
+    measured) and wrk's (where it cross-checked)."""
+    ratios = results["ratios_vs_baseline"].get(name, {})
+    rows = [
+        [
+            f"{label} ratio to {baseline} [95% CI]",
+            *("baseline" if arm == baseline else format_ratio(ratios.get(arm)) for arm in arms),
+        ]
+    ]
+    if any(figures.get("cpu_per_request") for figures in ratios.values()):
+        rows.append(
+            [
+                f"{label} app CPU per request to {baseline} [95% CI]",
+                *(
+                    "baseline"
+                    if arm == baseline
+                    else format_ratio((ratios.get(arm) or {}).get("cpu_per_request"), mark=False)
                     for arm in arms
                 ),
             ]
         )
-        with_database = any(
-            scenario(arm, name)["db_cpu_ms_per_request"] is not None for arm in arms
-        )
+    cross_check = (results.get("cross_check") or {}).get("ratios_vs_baseline", {})
+    if name in cross_check:
         rows.append(
             [
-                f"{label} CPU ms/request, app" + (" (PostgreSQL)" if with_database else ""),
+                f"{label} ratio to {baseline}, wrk cross-check",
                 *(
-                    format_number(scenario(arm, name)["app_cpu_ms_per_request"], 2)
-                    + (
-                        f" ({format_number(scenario(arm, name)['db_cpu_ms_per_request'], 2)})"
-                        if with_database
-                        else ""
-                    )
+                    "baseline" if arm == baseline else format_ratio(cross_check[name].get(arm))
                     for arm in arms
                 ),
             ]
         )
+    return rows
+
+
+def startup_rows(results: dict[str, Any], arms: list[str]) -> list[list[str]]:
     startups = [results["apps"][arm].get("startup") for arm in arms]
-    if any(startups):
+    if not any(startups):
+        return []
+    rows = [
+        [
+            f"start-up to first {health_path(results)}, s",
+            *(format_spread(figures, "to_health_s", 2) for figures in startups),
+        ]
+    ]
+    if any(figures and figures.get("import_s") is not None for figures in startups):
         rows.append(
             [
-                f"start-up to first {health_path(results)}, s",
-                *(format_spread(figures, "to_health_s", 2) for figures in startups),
+                "import of the app module, s",
+                *(format_spread(figures, "import_s", 2) for figures in startups),
             ]
         )
-        if any(figures and figures.get("import_s") is not None for figures in startups):
-            rows.append(
-                [
-                    "import of the app module, s",
-                    *(format_spread(figures, "import_s", 2) for figures in startups),
-                ]
-            )
+    return rows
+
+
+def memory_rows(results: dict[str, Any], arms: list[str]) -> list[list[str]]:
     with_uss = memory_measure(results) == "RSS"  # no USS in docker stats' figure
+    label = memory_measure(results) + (" (USS)" if with_uss else "")
+    rows = []
     for moment in ("idle", "peak", "after"):
         cells = []
         for arm in arms:
@@ -358,9 +370,8 @@ def table_rows(
             if with_uss:
                 cell += f" ({format_number(memory[f'{moment}_uss_mib'])})"
             cells.append(cell)
-        label = memory_measure(results) + (" (USS)" if with_uss else "")
         rows.append([f"memory {moment}, {label} MiB", *cells])
-    return header, rows
+    return rows
 
 
 def load_generator_lines(results: dict[str, Any]) -> list[str]:
