@@ -312,52 +312,15 @@ def build_results(
     apps: dict[str, Any] = {}
     flags: list[str] = []
     for arm in settings.apps:
-        arm_lives = [life for life in lives if life.arm == arm]
-        scenarios = {}
-        for name in settings.scenarios:
-            scenarios[name] = scenario_results(
-                name,
-                arm,
-                [record for record in windows if record.arm == arm and record.scenario == name],
-                arm_lives,
-                [run for run in runs if run.scenario == name],
-            )
-            # Named as the other flags name them: the scenario's label, then the arm.
-            flags += [f"{labels[name]} {arm}: {flag}" for flag in scenarios[name]["flags"]]
-        apps[arm] = {
-            "versions": next((life.versions for life in arm_lives if life.versions), {}),
-            "memory": memory_results(arm_lives),
-            "startup": startup_results((startup or {}).get(arm)),
-            "scenarios": scenarios,
-        }
-    ratios: dict[str, dict[str, Any]] = {}
-    between: dict[str, dict[str, Any]] = {}  # the extra comparisons, keyed "arm/reference"
-    baseline = settings.baseline
-    labelled: list[tuple[str, PairedRatio]] = []
-    costs: list[tuple[str, dict[str, Any]]] = []
-    for name in settings.scenarios:
-        ratios[name], between[name] = {}, {}
-        for arm, reference in settings.comparisons:
-            figures = ratio_results(
-                windows, name, arm, reference, settings.repeats, settings.interval_limit
-            )
-            labelled.append(
-                (
-                    f"{labels[name]} {arm}/{reference}",
-                    PairedRatio.from_dict(figures, settings.interval_limit),
-                )
-            )
-            costs.append((f"{labels[name]} {arm}/{reference}", figures))
-            if reference == baseline:
-                ratios[name][arm] = figures
-            else:
-                between[name][f"{arm}/{reference}"] = figures
+        apps[arm], arm_flags = arm_results(settings, arm, lives, runs, windows, startup, labels)
+        flags += arm_flags
+    ratios, between, labelled, costs = comparison_results(settings, windows, labels)
     interval_flags = ratio_flags(labelled, settings.more_precision, settings.interval_limit)
     flags += cost_flags(costs) + interval_flags
     cross_check = None
     if cross_check_tool is not None:
         cross_check, cross_check_flags = cross_check_results(
-            cross_check_windows or [], ratios, baseline, cross_check_tool, labels
+            cross_check_windows or [], ratios, settings.baseline, cross_check_tool, labels
         )
         flags += cross_check_flags
     load_cores = min(settings.load_processes, len(pinning.load_cpus))
@@ -365,48 +328,14 @@ def build_results(
     flags += locust_flags
     if timetables is not None:
         flags += [note for timetable in timetables.values() for note in timetable.notes]
-    fastest = max((record.rps for record in windows), default=None)
-    busy = [
-        record.app_cpu_busy
-        for record in windows
-        if record.scenario == SATURATION_SCENARIO and record.app_cpu_busy is not None
-    ]
-    load_generator = {
-        "calibration": calibration,
-        "fastest_window_rps": round_or_none(fastest, 1),
-        "headroom": round_or_none(
-            calibration["rps"] / fastest if calibration and fastest else None, 2
-        ),
-        "synthetic_app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
-        "synthetic_app_cpu_busy_max": round_or_none(max(busy, default=None), 3),
-        "load_processes": settings.load_processes,
-        "runs": locust_runs,
-    }
-    plain_settings = {
-        key: (list(value) if isinstance(value, tuple) else value)
-        for key, value in asdict(settings).items()
-        if key not in settings.NOT_IN_RESULTS
-    }
     fitted = (
         {}
         if timetables is None
         else {"timetable": {name: timetable.as_dict() for name, timetable in timetables.items()}}
     )
     return {
-        "settings": {
-            **plain_settings,
-            "baseline": baseline,
-            "scenario_labels": labels,
-            "pinning": pinning.as_dict(),
-            "database": database,
-            "arm_order": [
-                [life.arm for life in lives if life.repeat == repeat]
-                for repeat in range(1, settings.repeats + 1)
-            ],
-            "access_log": False,
-            "memory_source": memory_source(settings, lives),
-        },
-        "load_generator": load_generator,
+        "settings": settings_results(settings, lives, labels, pinning, database),
+        "load_generator": load_generator_results(settings, windows, calibration, locust_runs),
         "apps": apps,
         "ratios_vs_baseline": ratios,
         "ratios_between_arms": between,
@@ -417,4 +346,122 @@ def build_results(
         # the run itself): the reports' one line on whether the run can be trusted reads them.
         "interval_flags": interval_flags,
         "windows": [record.as_dict() for record in windows],
+    }
+
+
+def arm_results(
+    settings: BenchmarkSettings,
+    arm: str,
+    lives: list[ArmLife],
+    runs: list[ScenarioRun],
+    windows: list[WindowRecord],
+    startup: dict[str, StartupSamples] | None,
+    labels: dict[str, str],
+) -> tuple[dict[str, Any], list[str]]:
+    """An arm's figures (versions, memory, start-up, each scenario's), and its scenarios'
+    flags, named as the other flags name them: the scenario's label, then the arm."""
+    arm_lives = [life for life in lives if life.arm == arm]
+    scenarios = {}
+    flags: list[str] = []
+    for name in settings.scenarios:
+        scenarios[name] = scenario_results(
+            name,
+            arm,
+            [record for record in windows if record.arm == arm and record.scenario == name],
+            arm_lives,
+            [run for run in runs if run.scenario == name],
+        )
+        flags += [f"{labels[name]} {arm}: {flag}" for flag in scenarios[name]["flags"]]
+    figures = {
+        "versions": next((life.versions for life in arm_lives if life.versions), {}),
+        "memory": memory_results(arm_lives),
+        "startup": startup_results((startup or {}).get(arm)),
+        "scenarios": scenarios,
+    }
+    return figures, flags
+
+
+def comparison_results(
+    settings: BenchmarkSettings, windows: list[WindowRecord], labels: dict[str, str]
+) -> tuple[
+    dict[str, dict[str, Any]],
+    dict[str, dict[str, Any]],
+    list[tuple[str, PairedRatio]],
+    list[tuple[str, dict[str, Any]]],
+]:
+    """Every comparison's ratios, per scenario: those to the baseline, the others keyed
+    "arm/reference"; and each labelled, for the interval and cost flags."""
+    ratios: dict[str, dict[str, Any]] = {}
+    between: dict[str, dict[str, Any]] = {}
+    labelled: list[tuple[str, PairedRatio]] = []
+    costs: list[tuple[str, dict[str, Any]]] = []
+    for name in settings.scenarios:
+        ratios[name], between[name] = {}, {}
+        for arm, reference in settings.comparisons:
+            figures = ratio_results(
+                windows, name, arm, reference, settings.repeats, settings.interval_limit
+            )
+            label = f"{labels[name]} {arm}/{reference}"
+            labelled.append((label, PairedRatio.from_dict(figures, settings.interval_limit)))
+            costs.append((label, figures))
+            if reference == settings.baseline:
+                ratios[name][arm] = figures
+            else:
+                between[name][f"{arm}/{reference}"] = figures
+    return ratios, between, labelled, costs
+
+
+def load_generator_results(
+    settings: BenchmarkSettings,
+    windows: list[WindowRecord],
+    calibration: dict[str, Any] | None,
+    locust_runs: list[dict],
+) -> dict[str, Any]:
+    """How fast the load generator went on its own, against the fastest window, and how busy
+    READ synthetic kept the apps' CPUs."""
+    fastest = max((record.rps for record in windows), default=None)
+    busy = [
+        record.app_cpu_busy
+        for record in windows
+        if record.scenario == SATURATION_SCENARIO and record.app_cpu_busy is not None
+    ]
+    return {
+        "calibration": calibration,
+        "fastest_window_rps": round_or_none(fastest, 1),
+        "headroom": round_or_none(
+            calibration["rps"] / fastest if calibration and fastest else None, 2
+        ),
+        "synthetic_app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
+        "synthetic_app_cpu_busy_max": round_or_none(max(busy, default=None), 3),
+        "load_processes": settings.load_processes,
+        "runs": locust_runs,
+    }
+
+
+def settings_results(
+    settings: BenchmarkSettings,
+    lives: list[ArmLife],
+    labels: dict[str, str],
+    pinning: PinningPlan,
+    database: dict[str, Any],
+) -> dict[str, Any]:
+    """The run's settings as results.json keeps them, with what the run decided: the arms'
+    order in each repeat, where memory was read."""
+    plain_settings = {
+        key: (list(value) if isinstance(value, tuple) else value)
+        for key, value in asdict(settings).items()
+        if key not in settings.NOT_IN_RESULTS
+    }
+    return {
+        **plain_settings,
+        "baseline": settings.baseline,
+        "scenario_labels": labels,
+        "pinning": pinning.as_dict(),
+        "database": database,
+        "arm_order": [
+            [life.arm for life in lives if life.repeat == repeat]
+            for repeat in range(1, settings.repeats + 1)
+        ],
+        "access_log": False,
+        "memory_source": memory_source(settings, lives),
     }
