@@ -17,6 +17,7 @@ subjects for the ratios.
 
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +233,6 @@ def remaining(deadline: float) -> float:
 def run_scale(settings: ScaleSettings, console: Console) -> Path:
     shape = SHAPES[settings.shape]
     subjects = plan_subjects(settings.apps, settings.defer_build, settings.flat, settings.variants)
-    processes = settings.plan.processes
     sizes_text = f"{', '.join(map(str, settings.sizes))} {shape.size_label}"
     with open_session(KIND, settings.results_dir, console) as session:
         run_dir = session.run_dir
@@ -271,81 +271,109 @@ def run_scale(settings: ScaleSettings, console: Console) -> Path:
                 skip=skip,
             )
 
-        console.print(
-            f"[{time.strftime('%H:%M:%S')}] verifying every app ({len(subjects)} subjects × "
-            f"{len(settings.sizes)} sizes, a fresh process each): every route answers its "
-            "model, OpenAPI lists every route ...",
-            highlight=False,
-        )
-        versions: dict[str, dict[str, Any]] = {}
-        unfinished: dict[tuple[str, int], str] = {}  # (subject, size) -> why no figures
-        stopped_phases = StoppedPhases()
-        for size in settings.sizes:
-            verifying = time.monotonic()
-            for subject in subjects:
-                stopped = [done for (key, done) in unfinished if key == subject.key and done < size]
-                if stopped:
-                    unfinished[(subject.key, size)] = f"not run: unfinished at {stopped[0]}"
-                    continue
-                try:
-                    figures, versions[subject.key] = sample(
-                        subject,
-                        size,
-                        "verify",
-                        verify=True,
-                        skip=stopped_phases.at(subject.key, size),
-                    )
-                except Unfinished as why:
-                    unfinished[(subject.key, size)] = str(why)
-                    console.print(f"    {subject.key} at {size}: {why}", highlight=False)
-                    continue
-                for phase, reason in phases_left_out(figures).items():
-                    if stopped_phases.stop(subject.key, phase, size, reason):
-                        console.print(
-                            f"    {subject.key} at {size}, {phase}: {reason}", highlight=False
-                        )
-            # A verifying process does what a timed one does, and checks the answers too: the
-            # size's timed rounds take about as long, once per round.
-            took = time.monotonic() - verifying
-            console.print(
-                f"    {size} {shape.size_label} verified in {took:.0f} s: its "
-                f"{plural(processes, 'timed round')} will take about {took * processes:.0f} s",
-                highlight=False,
-            )
-        if len(unfinished) == len(subjects) * len(settings.sizes):
-            raise LabError("no subject finished at any size: nothing to time")
+        versions, unfinished, stopped_phases = verify_every_app(settings, subjects, sample, console)
         session.begin_measuring()
-        samples: list[dict[str, Any]] = []
-        for size in settings.sizes:
-            began = time.monotonic()
-            timed = tuple(s for s in subjects if (s.key, size) not in unfinished)
-            console.print(
-                f"[{time.strftime('%H:%M:%S')}] {size} {shape.size_label}: {processes} "
-                f"{plural(processes, 'round')} of {len(timed)} fresh "
-                f"{plural(len(timed), 'process', 'processes')} ...",
-                highlight=False,
-            )
-            for round_number, order in enumerate(rotations(timed, processes)):
-                for subject in order:
-                    entry: dict[str, Any] = {
-                        "subject": subject.key,
-                        "models": size,
-                        "round": round_number,
-                    }
-                    try:
-                        entry |= sample(
-                            subject,
-                            size,
-                            f"{round_number}",
-                            verify=False,
-                            skip=stopped_phases.at(subject.key, size),
-                        )[0]
-                    except Unfinished as why:
-                        entry["unfinished"] = str(why)
-                    samples.append(entry)
-            console.print(f"    done in {time.monotonic() - began:.0f}s", highlight=False)
+        samples = time_every_size(settings, subjects, sample, console, unfinished, stopped_phases)
     session.finish(build_scale_results(settings, subjects, samples, versions, unfinished, pinning))
     return run_dir
+
+
+# What run_scale's sample() takes: the subject, the size, its log's label, whether to verify
+# every answer, and the phases to skip; it answers the process's figures and its versions.
+Sampler = Callable[[Subject, int, str, bool, dict[str, str]], tuple[dict[str, Any], dict[str, Any]]]
+
+
+def verify_every_app(
+    settings: ScaleSettings, subjects: list[Subject], sample: Sampler, console: Console
+) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, int], str], StoppedPhases]:
+    """A fresh process of every subject at every size, every answer checked: each subject's
+    versions, why a (subject, size) gives no figures, and the phases each subject stopped in."""
+    shape = SHAPES[settings.shape]
+    processes = settings.plan.processes
+    console.print(
+        f"[{time.strftime('%H:%M:%S')}] verifying every app ({len(subjects)} subjects × "
+        f"{len(settings.sizes)} sizes, a fresh process each): every route answers its "
+        "model, OpenAPI lists every route ...",
+        highlight=False,
+    )
+    versions: dict[str, dict[str, Any]] = {}
+    unfinished: dict[tuple[str, int], str] = {}  # (subject, size) -> why no figures
+    stopped_phases = StoppedPhases()
+    for size in settings.sizes:
+        verifying = time.monotonic()
+        for subject in subjects:
+            stopped = [done for (key, done) in unfinished if key == subject.key and done < size]
+            if stopped:
+                unfinished[(subject.key, size)] = f"not run: unfinished at {stopped[0]}"
+                continue
+            try:
+                figures, versions[subject.key] = sample(
+                    subject, size, "verify", True, stopped_phases.at(subject.key, size)
+                )
+            except Unfinished as why:
+                unfinished[(subject.key, size)] = str(why)
+                console.print(f"    {subject.key} at {size}: {why}", highlight=False)
+                continue
+            for phase, reason in phases_left_out(figures).items():
+                if stopped_phases.stop(subject.key, phase, size, reason):
+                    console.print(
+                        f"    {subject.key} at {size}, {phase}: {reason}", highlight=False
+                    )
+        # A verifying process does what a timed one does, and checks the answers too: the
+        # size's timed rounds take about as long, once per round.
+        took = time.monotonic() - verifying
+        console.print(
+            f"    {size} {shape.size_label} verified in {took:.0f} s: its "
+            f"{plural(processes, 'timed round')} will take about {took * processes:.0f} s",
+            highlight=False,
+        )
+    if len(unfinished) == len(subjects) * len(settings.sizes):
+        raise LabError("no subject finished at any size: nothing to time")
+    return versions, unfinished, stopped_phases
+
+
+def time_every_size(
+    settings: ScaleSettings,
+    subjects: list[Subject],
+    sample: Sampler,
+    console: Console,
+    unfinished: dict[tuple[str, int], str],
+    stopped_phases: StoppedPhases,
+) -> list[dict[str, Any]]:
+    """The timed rounds, size by size: in each, a fresh process of every subject that
+    finished verification, in rotating order."""
+    shape = SHAPES[settings.shape]
+    processes = settings.plan.processes
+    samples: list[dict[str, Any]] = []
+    for size in settings.sizes:
+        began = time.monotonic()
+        timed = tuple(s for s in subjects if (s.key, size) not in unfinished)
+        console.print(
+            f"[{time.strftime('%H:%M:%S')}] {size} {shape.size_label}: {processes} "
+            f"{plural(processes, 'round')} of {len(timed)} fresh "
+            f"{plural(len(timed), 'process', 'processes')} ...",
+            highlight=False,
+        )
+        for round_number, order in enumerate(rotations(timed, processes)):
+            for subject in order:
+                entry: dict[str, Any] = {
+                    "subject": subject.key,
+                    "models": size,
+                    "round": round_number,
+                }
+                try:
+                    entry |= sample(
+                        subject,
+                        size,
+                        f"{round_number}",
+                        False,
+                        stopped_phases.at(subject.key, size),
+                    )[0]
+                except Unfinished as why:
+                    entry["unfinished"] = str(why)
+                samples.append(entry)
+        console.print(f"    done in {time.monotonic() - began:.0f}s", highlight=False)
+    return samples
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
