@@ -154,6 +154,54 @@ def measure_scenario(
     progress: ProgressDisplay,
     load_cpus: tuple[int, ...] | None,
 ) -> dict[str, Any]:
+    """One scenario: each arm's capacity (closed loop), the rates planned from it (those the
+    generator cannot hold refused), then every rate's windows in rotating rounds, with
+    httperf's check where asked."""
+    label = SCENARIOS[name].label
+    capacity_windows, capacities = measure_capacities(settings, name, generator, apps, progress)
+    planned = plan_rates(settings, capacities, baseline_arm(settings))
+    rates, refused = [], []
+    for rate in planned:
+        reason = refusal(rate.rps, limits)
+        if reason is None:
+            rates.append(rate)
+        else:
+            refused.append({**rate.as_dict(), "reason": reason})
+            progress.note(f"{label}: refused {rate.label} ({rate.rps:,.0f} r/s): {reason}")
+    windows: list[dict[str, Any]] = []
+    if rates:
+        warm_up(settings, name, generator, apps, rates[0], progress)
+    httperf = None
+    for index, rate in enumerate(rates):
+        if rate.stage == "overload" and settings.httperf and httperf is None:
+            httperf = httperf_check(
+                settings, name, apps, rates, capacities, progress, load_cpus, generator
+            )
+        windows += rate_windows(settings, name, index, rate, generator, apps, readers, progress)
+    if settings.httperf and httperf is None:
+        httperf = httperf_check(
+            settings, name, apps, rates, capacities, progress, load_cpus, generator
+        )
+    return {
+        "label": label,
+        "httperf": httperf,
+        "capacity_windows": capacity_windows,
+        "capacities": {arm: round(rps, 1) for arm, rps in capacities.items()},
+        "rates": [rate.as_dict() for rate in rates],
+        "refused": refused,
+        "windows": windows,
+    }
+
+
+def measure_capacities(
+    settings: LatencySettings,
+    name: str,
+    generator: OpenLoopGenerator,
+    apps: dict[str, RunningApp],
+    progress: ProgressDisplay,
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """Each arm's capacity: closed-loop windows in rotating rounds, the median of its served
+    r/s; a failed request or an arm that answered nothing stops the run in one line."""
     label = SCENARIOS[name].label
     arms = tuple(apps)
     capacity_windows = []
@@ -195,71 +243,59 @@ def measure_scenario(
         f"{label}: capacity "
         + ", ".join(f"{arm} {rps:,.0f} r/s" for arm, rps in capacities.items())
     )
-    planned = plan_rates(settings, capacities, baseline_arm(settings))
-    rates, refused = [], []
-    for rate in planned:
-        reason = refusal(rate.rps, limits)
-        if reason is None:
-            rates.append(rate)
-        else:
-            refused.append({**rate.as_dict(), "reason": reason})
-            progress.note(f"{label}: refused {rate.label} ({rate.rps:,.0f} r/s): {reason}")
-    windows: list[dict[str, Any]] = []
-    if rates:
-        warm_up(settings, name, generator, apps, rates[0], progress)
-    httperf = None
-    for index, rate in enumerate(rates):
-        if rate.stage == "overload" and settings.httperf and httperf is None:
-            httperf = httperf_check(
-                settings, name, apps, rates, capacities, progress, load_cpus, generator
+    return capacity_windows, capacities
+
+
+def rate_windows(
+    settings: LatencySettings,
+    name: str,
+    index: int,
+    rate: PlannedRate,
+    generator: OpenLoopGenerator,
+    apps: dict[str, RunningApp],
+    readers: dict[str, ArmReader],
+    progress: ProgressDisplay,
+) -> list[dict[str, Any]]:
+    """One rate's open-loop windows, every arm in rotating rounds, each round on its own seed,
+    each arm read around its window."""
+    label = SCENARIOS[name].label
+    arms = tuple(apps)
+    rounds = settings.pairs if rate.stage == "paired" else settings.overload_rounds
+    progress.begin(
+        f"{label}: {rate.label} ({rate.rps:,.0f} r/s, {rate.stage}), {rounds} rounds",
+        rounds * len(arms) * settings.window_s,
+    )
+    windows = []
+    for round_, order in enumerate(rotations(arms, rounds)):
+        seed = settings.seed + 1000 * index + round_
+        for position, arm in enumerate(order):
+            window = OpenWindow(
+                apps[arm].base_url + request_of(name, arm).path,
+                request_of(name, arm),
+                rate.rps,
+                settings.window_s,
+                seed=seed,
+                process=settings.process,
+                settle_s=settings.settle_s,
+                connections=settings.connections,
             )
-        rounds = settings.pairs if rate.stage == "paired" else settings.overload_rounds
-        progress.begin(
-            f"{label}: {rate.label} ({rate.rps:,.0f} r/s, {rate.stage}), {rounds} rounds",
-            rounds * len(arms) * settings.window_s,
-        )
-        for round_, order in enumerate(rotations(arms, rounds)):
-            seed = settings.seed + 1000 * index + round_
-            for position, arm in enumerate(order):
-                window = OpenWindow(
-                    apps[arm].base_url + request_of(name, arm).path,
-                    request_of(name, arm),
-                    rate.rps,
-                    settings.window_s,
-                    seed=seed,
-                    process=settings.process,
-                    settle_s=settings.settle_s,
-                    connections=settings.connections,
-                )
-                with read_around(readers[arm]) as readings:
-                    answer = generator.run(window)
-                progress.tick()
-                windows.append(
-                    {
-                        "rate": rate.label,
-                        "stage": rate.stage,
-                        "offered_rps": rate.rps,
-                        "round": round_,
-                        "position": position,
-                        "arm": arm,
-                        "seed": seed,
-                        **answer,
-                        **readings,
-                    }
-                )
-    if settings.httperf and httperf is None:
-        httperf = httperf_check(
-            settings, name, apps, rates, capacities, progress, load_cpus, generator
-        )
-    return {
-        "label": label,
-        "httperf": httperf,
-        "capacity_windows": capacity_windows,
-        "capacities": {arm: round(rps, 1) for arm, rps in capacities.items()},
-        "rates": [rate.as_dict() for rate in rates],
-        "refused": refused,
-        "windows": windows,
-    }
+            with read_around(readers[arm]) as readings:
+                answer = generator.run(window)
+            progress.tick()
+            windows.append(
+                {
+                    "rate": rate.label,
+                    "stage": rate.stage,
+                    "offered_rps": rate.rps,
+                    "round": round_,
+                    "position": position,
+                    "arm": arm,
+                    "seed": seed,
+                    **answer,
+                    **readings,
+                }
+            )
+    return windows
 
 
 def httperf_check(
