@@ -31,7 +31,7 @@ from loadtest.load.paired import app_cpu_capacity
 from loadtest.load.scenarios import SCENARIO_NAMES
 from loadtest.load.verify import verify_scenario
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.session import check_local_arms, open_session, start_arm
+from loadtest.modes.session import RunSession, check_local_arms, open_session, start_arm
 from loadtest.output.run_folder import link_latest
 from loadtest.pipeline.measure import (
     QUIET_S,
@@ -74,16 +74,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
                 "v1, the baseline, and another app).",
                 highlight=False,
             )
-        if settings.docker:
-            pinning = plan_pinning(settings.pin)
-            session.pin(settings.pin, note=docker_pinning_note(pinning))
-            database = start_docker_stack(
-                session.stack, settings.apps, settings.ports, session.pinning, run_dir
-            )
-            session.host["interpreter"] = container_interpreter(settings.apps[0])
-        else:
-            session.pin(settings.pin)
-            database = session.start_database()
+        database = pin_and_start_database(settings, session)
         pinning = session.pinning  # as the database left it (an external one is not pinned)
         console.print(
             f"PostgreSQL {database.server_version} ({database.kind}); "
@@ -93,27 +84,8 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
         progress = session.show_progress(planned_seconds(settings))
         if settings.calibrate:
             calibration = session.calibrate(settings, run_dir / "calibration")
-
-        def on_startup_sample() -> None:
-            session.begin_measuring()  # an arm's first figure: the folder now holds evidence
-            progress.tick()
-
         if startup_seconds(settings):
-            progress.begin(
-                f"start-up · {settings.startup_samples} fresh starts per app",
-                startup_seconds(settings),
-            )
-            startup = measure_startup(
-                settings.apps,
-                samples_per_arm=settings.startup_samples,
-                ports=settings.ports,
-                workers=settings.workers,
-                database_url=database.url,
-                cpus=pinning.app_cpus if pinning.enabled else None,
-                log_dir=run_dir / "startup",
-                environment=session.environment,
-                on_sample=on_startup_sample,
-            )
+            startup = startup_samples(settings, session, database, progress)
         if settings.fit:
             timetables = fit_timetables(
                 settings, database, pinning, run_dir, progress, session.environment
@@ -148,7 +120,57 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             timetables=timetables if settings.fit else None,
         )
     )
-    # results/latest moves only once the run's results.json and reports are written.
+    move_latest(settings, run_dir, console)
+    return run_dir
+
+
+def startup_samples(
+    settings: BenchmarkSettings,
+    session: RunSession,
+    database: LabDatabase,
+    progress: ProgressDisplay,
+) -> dict[str, StartupSamples]:
+    """Fresh starts of every arm, to its first /health, before the repeats: the run's first
+    figures (the folder then holds evidence)."""
+
+    def on_sample() -> None:
+        session.begin_measuring()
+        progress.tick()
+
+    progress.begin(
+        f"start-up · {settings.startup_samples} fresh starts per app", startup_seconds(settings)
+    )
+    pinning = session.pinning
+    return measure_startup(
+        settings.apps,
+        samples_per_arm=settings.startup_samples,
+        ports=settings.ports,
+        workers=settings.workers,
+        database_url=database.url,
+        cpus=pinning.app_cpus if pinning.enabled else None,
+        log_dir=session.run_dir / "startup",
+        environment=session.environment,
+        on_sample=on_sample,
+    )
+
+
+def pin_and_start_database(settings: BenchmarkSettings, session: RunSession) -> LabDatabase:
+    """The CPUs pinned and the database started: the compose stack's under --docker (its
+    containers on the pinned terms), else the lab's own."""
+    if not settings.docker:
+        session.pin(settings.pin)
+        return session.start_database()
+    session.pin(settings.pin, note=docker_pinning_note(plan_pinning(settings.pin)))
+    database = start_docker_stack(
+        session.stack, settings.apps, settings.ports, session.pinning, session.run_dir
+    )
+    session.host["interpreter"] = container_interpreter(settings.apps[0])
+    return database
+
+
+def move_latest(settings: BenchmarkSettings, run_dir: Path, console: Console) -> None:
+    """results/latest, once the run's results.json and reports are written: it points at the
+    newest run of every default arm and scenario on the fixed timetable."""
     complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == SCENARIO_NAMES
     if complete and not settings.fit:
         link_latest(settings.results_dir, run_dir)
@@ -159,7 +181,6 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             + ("fitted its own (--fit)." if complete else "ran fewer."),
             highlight=False,
         )
-    return run_dir
 
 
 def run_repeat(
