@@ -40,8 +40,35 @@ def build_compare_results(
         pinning=pinning,
         timetables=timetables,
     )
+    results["settings"] |= file_settings(settings)
+    flags = [
+        f"{settings.plan.scenario(name).label}: {arm}'s answer differs from the baseline's at "
+        f"{lines[0]}"
+        + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "")
+        + " (timed anyway: --allow-different)"
+        for name, per_arm in differences.items()
+        for arm, lines in per_arm.items()
+    ]
+    terms = terms_flags(settings, pinning, lives)
+    if terms:  # an unpinned arm on the app CPUs is no "other program": its own flag says why
+        results["flags"] = [flag for flag in results["flags"] if FOREIGN_CPU not in flag]
+        for figures in results["apps"].values():
+            for scenario in figures["scenarios"].values():
+                scenario["flags"] = [flag for flag in scenario["flags"] if FOREIGN_CPU not in flag]
+    flags += terms
+    results["stopping"] = stopping.as_dict()
+    flags += stopping_results(settings, stopping, results)
+    results["differences"] = differences
+    results["flags"] = flags + results["flags"]
+    return results
+
+
+def file_settings(settings: CompareSettings) -> dict[str, Any]:
+    """What results.json's settings add for a compare run: the file, its services and the
+    request each scenario sends."""
+    assert settings.file is not None
     plan = settings.file.plan
-    results["settings"] |= {
+    return {
         "file": str(settings.file.path),
         "normalisations": list(settings.file.normalisations),
         "allow_different": settings.allow_different,
@@ -67,22 +94,14 @@ def build_compare_results(
             for scenario in plan.scenarios
         },
     }
-    flags = [
-        f"{settings.plan.scenario(name).label}: {arm}'s answer differs from the baseline's at "
-        f"{lines[0]}"
-        + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "")
-        + " (timed anyway: --allow-different)"
-        for name, per_arm in differences.items()
-        for arm, lines in per_arm.items()
-    ]
-    terms = terms_flags(settings, pinning, lives)
-    if terms:  # an unpinned arm on the app CPUs is no "other program": its own flag says why
-        results["flags"] = [flag for flag in results["flags"] if FOREIGN_CPU not in flag]
-        for figures in results["apps"].values():
-            for scenario in figures["scenarios"].values():
-                scenario["flags"] = [flag for flag in scenario["flags"] if FOREIGN_CPU not in flag]
-    flags += terms
-    results["stopping"] = stopping.as_dict()
+
+
+def stopping_results(
+    settings: CompareSettings, stopping: Stopping, results: dict[str, Any]
+) -> list[str]:
+    """Each ratio told whether it had the repeats it needed (in `results`, in place), and the
+    flags of how the run stopped adding repeats: a pilot over the budget, or the budget."""
+    flags: list[str] = []
     baseline = results["settings"]["baseline"]
     ratios = [
         ((scenario, arm, baseline), figures)
@@ -115,9 +134,7 @@ def build_compare_results(
             "(repeats needed in brackets): their intervals are wider than asked; give a larger "
             "--budget, or fewer scenarios"
         )
-    results["differences"] = differences
-    results["flags"] = flags + results["flags"]
-    return results
+    return flags
 
 
 FOREIGN_CPU = "other programs used the app's CPU"  # analysis/flags.py's window flag
