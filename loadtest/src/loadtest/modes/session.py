@@ -5,7 +5,7 @@ happened. `RunSession.finish` then writes results.json, the reports and the prin
 runner is what lies between: its plan, its verification and its measuring."""
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -73,6 +73,25 @@ def start_arm(
         environment={**environment, "DATABASE_URL": database.url},
         cpus=pinning.app_cpus if pinning.enabled else None,
     )
+
+
+def start_arms(
+    stack: ExitStack,
+    settings: PairedLoadSettings,
+    arms: Sequence[str],
+    database: LabDatabase,
+    pinning: PinningPlan,
+    log_dir: Path,
+    environment: dict[str, str],
+    *,
+    docker: bool = False,
+) -> dict[str, RunningApp]:
+    """The arms started in the order given (start_arm), each stopped when `stack` closes."""
+    apps: dict[str, RunningApp] = {}
+    for arm in arms:
+        apps[arm] = start_arm(settings, arm, database, pinning, log_dir, environment, docker=docker)
+        stack.callback(apps[arm].stop)
+    return apps
 
 
 @dataclass(frozen=True)
@@ -181,13 +200,15 @@ class RunSession:
     ) -> dict[str, RunningApp]:
         """Every arm of the settings, started in turn, answering /health; each stops when the
         session ends."""
-        apps: dict[str, RunningApp] = {}
-        for arm in settings.apps:
-            apps[arm] = start_arm(
-                settings, arm, database, self.pinning, self.run_dir, self.environment
-            )
-            self.stack.callback(apps[arm].stop)
-        return apps
+        return start_arms(
+            self.stack,
+            settings,
+            settings.apps,
+            database,
+            self.pinning,
+            self.run_dir,
+            self.environment,
+        )
 
     def start_paired_arms(self, settings: PairedLoadSettings, planned_s: float) -> PairedArms:
         """What a mode that loads its arms once does before timing: this process on the load

@@ -31,7 +31,7 @@ from loadtest.load.paired import app_cpu_capacity
 from loadtest.load.scenarios import SCENARIO_NAMES
 from loadtest.load.verify import verify_scenario
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.session import RunSession, check_local_arms, open_session, start_arm
+from loadtest.modes.session import RunSession, check_local_arms, open_session, start_arms
 from loadtest.output.run_folder import link_latest
 from loadtest.pipeline.measure import (
     QUIET_S,
@@ -206,13 +206,18 @@ def run_repeat(
     cross_check: list[WindowRecord] = []
     load_dataset(database.url, settings.dataset_size)
     with ExitStack() as stack:
-        apps: dict[str, RunningApp] = {}
-        for arm in order:
-            apps[arm] = start_arm(
-                settings, arm, database, pinning, repeat_dir, environment, docker=settings.docker
-            )
-            stack.callback(apps[arm].stop)
-            lives[arm].versions = apps[arm].versions
+        apps = start_arms(
+            stack,
+            settings,
+            order,
+            database,
+            pinning,
+            repeat_dir,
+            environment,
+            docker=settings.docker,
+        )
+        for arm, app in apps.items():
+            lives[arm].versions = app.versions
         on_arms_started()
         time.sleep(QUIET_S)
         for arm, app in apps.items():
@@ -269,12 +274,16 @@ def fit_timetables(
     load_dataset(database.url, settings.dataset_size)
     timetables: dict[str, Timetable] = {}
     with ExitStack() as stack:
-        apps: dict[str, RunningApp] = {}
-        for arm in settings.apps:
-            apps[arm] = start_arm(
-                settings, arm, database, pinning, folder, environment, docker=settings.docker
-            )
-            stack.callback(apps[arm].stop)
+        apps = start_arms(
+            stack,
+            settings,
+            settings.apps,
+            database,
+            pinning,
+            folder,
+            environment,
+            docker=settings.docker,
+        )
         for name in settings.scenarios:
             scenario = settings.plan.scenario(name)
             verified = {
