@@ -3,16 +3,14 @@ the answer every arm must give in full before anything is timed (the same JSON i
 the union's members chosen alike)."""
 
 import json
-import statistics
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from loadtest.lab.errors import LabError
-from loadtest.load.cells import TIMED_REQUESTS, CellProbe
-from loadtest.load.plan import JSON_HEADERS, Request
+from loadtest.load.cells import CellProbe, timed_answer
+from loadtest.load.plan import Request
 from loadtest.modes.shapes.app import row, tree, tree_nodes, union_items
 from loadtest.modes.shapes.settings import ShapesSettings
 
@@ -121,15 +119,7 @@ def expected_answer(cell: ShapeCell) -> Any:
 def probe_cell(client: httpx.Client, cell: ShapeCell, request: Request, slot: str) -> CellProbe:
     """Check one arm's answer in full (the same JSON the payload builders give) and time it
     alone; a LabError names the slot and what is wrong."""
-    headers = JSON_HEADERS if request.body else None
-    response = client.request(request.method, request.path, content=request.body, headers=headers)
-    timings = []
-    for _ in range(TIMED_REQUESTS):
-        started = time.perf_counter()
-        response = client.request(
-            request.method, request.path, content=request.body, headers=headers
-        )
-        timings.append(time.perf_counter() - started)
+    response, seconds = timed_answer(client, request)
     problem = request.problem(response.status_code, response.content)
     if problem is None and response.json() != expected_answer(cell):
         problem = "the answer differs from what the cell expects (another member chosen?)"
@@ -138,6 +128,6 @@ def probe_cell(client: httpx.Client, cell: ShapeCell, request: Request, slot: st
     return CellProbe(
         request_bytes=len(request.body.encode()) if request.body else 0,
         response_bytes=len(response.content),
-        seconds=statistics.median(timings),
+        seconds=seconds,
         document=None,
     )

@@ -2,8 +2,6 @@
 gets under load), and the full check every arm passes before anything is timed (probe_cell)."""
 
 import json
-import statistics
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,8 +9,8 @@ import httpx
 
 from commons.payloads import MAX_BULK_POSTS, as_instants, bulk_post
 from loadtest.lab.errors import LabError
-from loadtest.load.cells import TIMED_REQUESTS, CellProbe
-from loadtest.load.plan import JSON_HEADERS, Request
+from loadtest.load.cells import CellProbe, timed_answer
+from loadtest.load.plan import Request
 from loadtest.load.scenarios import post_list
 from loadtest.modes.sweep.settings import READ_SHAPES, READ_SIZES, WRITE_SIZES, SweepSettings
 
@@ -66,24 +64,10 @@ def cell_request(cell: Cell, comments: int) -> Request:
     )
 
 
-def send(client: httpx.Client, request: Request) -> httpx.Response:
-    return client.request(
-        request.method,
-        request.path,
-        content=request.body,
-        headers=JSON_HEADERS if request.body else None,
-    )
-
-
 def probe_cell(client: httpx.Client, cell: Cell, request: Request, slot: str) -> CellProbe:
     """Check one arm's answer in full and time it alone; a LabError names what is wrong (and
     the slot: the arm and the cell)."""
-    timings = []
-    response = send(client, request)
-    for _ in range(TIMED_REQUESTS):
-        started = time.perf_counter()
-        response = send(client, request)
-        timings.append(time.perf_counter() - started)
+    response, seconds = timed_answer(client, request)
     problem = request.problem(response.status_code, response.content)
     document = None
     if problem is None:
@@ -94,7 +78,7 @@ def probe_cell(client: httpx.Client, cell: Cell, request: Request, slot: str) ->
     return CellProbe(
         request_bytes=len(request.body.encode()) if request.body else 0,
         response_bytes=len(response.content),
-        seconds=statistics.median(timings),
+        seconds=seconds,
         document=document if cell.is_read else None,
     )
 
