@@ -21,8 +21,9 @@ def imported_modules(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             assert node.level == 0, f"{path}: the harness imports absolutely"
             modules.add(node.module)
-            if node.module == "loadtest":  # `from loadtest import modes`
-                modules |= {f"loadtest.{alias.name}" for alias in node.names}
+            # A name may be a module: `from loadtest import modes`, `from loadtest.modes import
+            # sweep` (a name that is not one only adds a longer name in the same package).
+            modules |= {f"{node.module}.{alias.name}" for alias in node.names}
     return modules
 
 
@@ -68,12 +69,7 @@ def mode_of(module: str) -> str | None:
 
 
 def modes_imported(path: Path) -> set[str]:
-    modules = imported_modules(path)
-    tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):  # `from loadtest.modes import benchmark`
-        if isinstance(node, ast.ImportFrom) and node.module == "loadtest.modes":
-            modules |= {f"loadtest.modes.{alias.name}" for alias in node.names}
-    return {mode for module in modules if (mode := mode_of(module))}
+    return {mode for module in imported_modules(path) if (mode := mode_of(module))}
 
 
 def test_a_mode_imports_no_other_mode() -> None:
