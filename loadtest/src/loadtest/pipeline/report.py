@@ -87,20 +87,7 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
 
 {markdown_table(header, rows)}
 
-READ is `GET /posts?per_page=100` (100 posts from PostgreSQL), READ synthetic
-`GET /posts_synthetic?per_page=100` (100 posts built in memory), WRITE `POST /posts`.
-Every arm was alive for the whole repeat, and they were loaded in turn (pinning:
-{settings["pinning"]["note"]}): per scenario one locust run alternated the load between them
-in {windows}, {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an
-arm's windows (min–max in brackets). {ratio_sentence(results)} Latency percentiles are over \
-every counted request; CPU per request is the app's
-process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
-is the app's process tree (RSS, with USS in brackets; with `--docker`, the container's usage
-as `docker stats` reports it), median over repeats: idle after
-start-up, peak under load, after load. Start-up is median (min–max) over fresh starts of each
-arm, in turn, from launch to the first 200 on `/health`; the import is `import <app module>`
-inside those starts (it builds the app and opens its first database connection). A ⚠ marks a
-flagged cell.
+{method_paragraph(results, windows)}
 
 {chr(10).join(load_generator_lines(results))}
 
@@ -135,3 +122,22 @@ flagged cell.
     path = run_dir / "report.md"
     write_text_safely(path, text)
     return path
+
+
+def method_paragraph(results: dict[str, Any], windows: str) -> str:
+    """How the run measured: the scenarios, the timetable, and what each figure is."""
+    settings = results["settings"]
+    return f"""READ is `GET /posts?per_page=100` (100 posts from PostgreSQL), READ synthetic
+`GET /posts_synthetic?per_page=100` (100 posts built in memory), WRITE `POST /posts`.
+Every arm was alive for the whole repeat, and they were loaded in turn (pinning:
+{settings["pinning"]["note"]}): per scenario one locust run alternated the load between them
+in {windows}, {settings["pairs"]} rounds per repeat in rotating order. r/s is the median over an
+arm's windows (min–max in brackets). {ratio_sentence(results)} Latency percentiles are over \
+every counted request; CPU per request is the app's
+process tree (and the embedded PostgreSQL's) during its windows, median over windows; memory
+is the app's process tree (RSS, with USS in brackets; with `--docker`, the container's usage
+as `docker stats` reports it), median over repeats: idle after
+start-up, peak under load, after load. Start-up is median (min–max) over fresh starts of each
+arm, in turn, from launch to the first 200 on `/health`; the import is `import <app module>`
+inside those starts (it builds the app and opens its first database connection). A ⚠ marks a
+flagged cell."""

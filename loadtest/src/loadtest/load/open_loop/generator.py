@@ -190,14 +190,7 @@ class Generator:
         )
         thread.start()
         await scheduled.wait()
-        unfinished = 0
-        if tasks:
-            _, left = await asyncio.wait(set(tasks), timeout=command["drain_s"])
-            for task in left:
-                task.cancel()
-            unfinished = len(left & counted_tasks)
-            if left:
-                await asyncio.wait(left)
+        unfinished = await drained(tasks, counted_tasks, command["drain_s"])
         if unfinished:
             failures[UNFINISHED] += unfinished
         thread.join()
@@ -281,6 +274,21 @@ async def serve() -> None:
             sys.stdout.flush()
     finally:
         await generator.close()
+
+
+async def drained(
+    tasks: set[asyncio.Task[None]], counted_tasks: set[asyncio.Task[None]], drain_s: float
+) -> int:
+    """Wait up to `drain_s` for the requests still in flight, cancel the rest: how many of
+    those were counted (each an unfinished request)."""
+    if not tasks:
+        return 0
+    _, left = await asyncio.wait(set(tasks), timeout=drain_s)
+    for task in left:
+        task.cancel()
+    if left:
+        await asyncio.wait(left)
+    return len(left & counted_tasks)
 
 
 def main() -> None:

@@ -346,6 +346,49 @@ def read_arm(
     health = reader.string(entry.get("health", "/health"), f"{field}.health")
     if not health.startswith("/"):
         raise reader.fail(f"{field}.health", f"a path starting with /, got {health!r}")
+    extra = read_arm_options(reader, entry, field)
+    reference = entry.get("compare_with")
+    if reference is not None:
+        reference = reader.string(reference, f"{field}.compare_with")
+    url = read_url(reader, entry, field)
+    if "command" not in entry:
+        if url is None:
+            raise reader.fail(field, "give a command to start it, or the url it answers on")
+        for key in ("cwd", "env", "port", "own_process", "container"):
+            if key in entry:
+                raise reader.fail(f"{field}.{key}", "only an arm with a command takes it")
+        service = Service(name, label, None, None, url, health)
+        return service, extra, reference
+    port = (
+        reader.integer(entry.get("port"), f"{field}.port", 1, 65_535) if ("port" in entry) else None
+    )
+    if port is None:
+        raise reader.fail(f"{field}.port", "an arm with a command needs the port it listens on")
+    # normpath, not resolve: a virtual environment's python is a symlink that must stay one.
+    cwd = Path(os.path.normpath(folder / reader.string(entry.get("cwd", "."), f"{field}.cwd")))
+    if not cwd.is_dir():
+        raise reader.fail(f"{field}.cwd", f"{cwd} is not a folder")
+    command = program_found(
+        reader, read_command(reader, entry["command"], f"{field}.command", port), cwd, field
+    )
+    environment = tuple(
+        (key, item.replace(PORT_PLACEHOLDER, str(port)))
+        for key, item in reader.string_table(entry.get("env", {}), f"{field}.env")
+    )
+    service = Service(
+        name=name,
+        label=label,
+        command=command,
+        port=port,
+        base_url=url or local_url(port),
+        health_path=health,
+        cwd=cwd,
+        environment=environment,
+    )
+    return service, extra, reference
+
+
+def read_arm_options(reader: Reader, entry: dict[str, Any], field: str) -> ArmOptions:
     # A service the harness starts gets a minute to answer its health path; one given only by
     # its url is running already, so not answering within seconds means it is not.
     default_timeout_s = 60 if "command" in entry else RUNNING_ARM_TIMEOUT_S
@@ -365,34 +408,26 @@ def read_arm(
             f"{field}.container",
             "names the container a launcher starts: give it with a command and own_process = false",
         )
-    reference = entry.get("compare_with")
-    if reference is not None:
-        reference = reader.string(reference, f"{field}.compare_with")
+    return extra
+
+
+def read_url(reader: Reader, entry: dict[str, Any], field: str) -> str | None:
     url = entry.get("url")
-    if url is not None:
-        url = reader.string(url, f"{field}.url").rstrip("/")
-        if not re.match(r"^https?://[^/\s]+$", url):
-            raise reader.fail(
-                f"{field}.url", f"expected http(s)://host[:port] with no path, got {url!r}"
-            )
-    if "command" not in entry:
-        if url is None:
-            raise reader.fail(field, "give a command to start it, or the url it answers on")
-        for key in ("cwd", "env", "port", "own_process", "container"):
-            if key in entry:
-                raise reader.fail(f"{field}.{key}", "only an arm with a command takes it")
-        service = Service(name, label, None, None, url, health)
-        return service, extra, reference
-    port = (
-        reader.integer(entry.get("port"), f"{field}.port", 1, 65_535) if ("port" in entry) else None
-    )
-    if port is None:
-        raise reader.fail(f"{field}.port", "an arm with a command needs the port it listens on")
-    command = read_command(reader, entry["command"], f"{field}.command", port)
-    # normpath, not resolve: a virtual environment's python is a symlink that must stay one.
-    cwd = Path(os.path.normpath(folder / reader.string(entry.get("cwd", "."), f"{field}.cwd")))
-    if not cwd.is_dir():
-        raise reader.fail(f"{field}.cwd", f"{cwd} is not a folder")
+    if url is None:
+        return None
+    url = reader.string(url, f"{field}.url").rstrip("/")
+    if not re.match(r"^https?://[^/\s]+$", url):
+        raise reader.fail(
+            f"{field}.url", f"expected http(s)://host[:port] with no path, got {url!r}"
+        )
+    return url
+
+
+def program_found(
+    reader: Reader, command: tuple[str, ...], cwd: Path, field: str
+) -> tuple[str, ...]:
+    """The command with its program as a path that exists: a relative path is read from the
+    arm's folder, a bare name from PATH."""
     if "/" in command[0] and not command[0].startswith("/"):  # a path: from the arm's folder
         command = (os.path.normpath(cwd / command[0]), *command[1:])
     elif "/" not in command[0]:  # a program on PATH
@@ -402,21 +437,7 @@ def read_arm(
         command = (found, *command[1:])
     if not Path(command[0]).exists():
         raise reader.fail(f"{field}.command", f"{command[0]} does not exist")
-    environment = tuple(
-        (key, item.replace(PORT_PLACEHOLDER, str(port)))
-        for key, item in reader.string_table(entry.get("env", {}), f"{field}.env")
-    )
-    service = Service(
-        name=name,
-        label=label,
-        command=command,
-        port=port,
-        base_url=url or local_url(port),
-        health_path=health,
-        cwd=cwd,
-        environment=environment,
-    )
-    return service, extra, reference
+    return command
 
 
 def read_command(reader: Reader, value: Any, field: str, port: int) -> tuple[str, ...]:

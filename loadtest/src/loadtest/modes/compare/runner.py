@@ -44,48 +44,14 @@ SECONDS_PER_START = 2.0  # for the progress line
 
 def run_compare(settings: CompareSettings, console: Console) -> Path:
     """Verify, measure, write results/<timestamp>-compare/ and print the table."""
-    plan = settings.plan
-    if settings.dataset_size:
-        check_configured_url()
-    for service in plan.services:
-        if service.port is not None:
-            ensure_port_free(service.port, f"arm {service.name}")
-    # An arm given only by its url is running already: asked before anything else (with its
-    # start_timeout_s, 5 s unless the file says), a service that is not up is one line at once,
-    # not after the calibration and a minute's wait.
-    for service in plan.services:
-        if not service.started_here:
-            check_running(service, settings.arm_options[service.name].start_timeout_s)
+    check_before_starting(settings)
     began = time.monotonic()
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []
     differences: dict[str, dict[str, list[str]]] = {}
     startup: dict[str, StartupSamples] = {}
     with open_session(KIND, settings.results_dir, console) as session:
-        # The arms here are the file's commands, on interpreters of their own: the build the
-        # host facts name is the lab's (the harness and its load generator).
-        lab_build = session.host["interpreter"]
-        assert isinstance(lab_build, dict), "host facts name the lab's interpreter"
-        session.host["interpreter"] = lab_build | {
-            "where": "the lab's environments; each arm runs its own"
-        }
-        if settings.dataset_size:
-            session.pin(settings.pin)  # the lab's PostgreSQL beside the load generator
-        else:
-            # No lab database: a service's own, if it has one, runs where its owner started
-            # it, unpinned, and the pinning line does not claim it.
-            planned = plan_pinning(settings.pin).without(
-                "PostgreSQL", "a service's own database is not pinned"
-            )
-            session.pin(settings.pin, load_side=planned.load_side, note=planned.note)
-        database = session.start_database() if settings.dataset_size else None
-        if database is not None:
-            console.print(
-                f"PostgreSQL {database.server_version} ({database.kind}); "
-                f"dataset: {settings.dataset_size:,} posts, its URL in each started arm's "
-                "DATABASE_URL",
-                highlight=False,
-            )
+        database = set_up_session(settings, session, console)
         progress = session.show_progress(planned_seconds(settings))
         calibration = (
             session.calibrate(settings, session.run_dir / "calibration")
@@ -127,6 +93,51 @@ def run_compare(settings: CompareSettings, console: Console) -> Path:
         )
     )
     return session.run_dir
+
+
+def check_before_starting(settings: CompareSettings) -> None:
+    """What can be refused before anything starts: the database URL, busy ports, and an arm
+    given only by its url that is not up (asked with its start_timeout_s, 5 s unless the file
+    says: one line at once, not after the calibration and a minute's wait)."""
+    if settings.dataset_size:
+        check_configured_url()
+    for service in settings.plan.services:
+        if service.port is not None:
+            ensure_port_free(service.port, f"arm {service.name}")
+    for service in settings.plan.services:
+        if not service.started_here:
+            check_running(service, settings.arm_options[service.name].start_timeout_s)
+
+
+def set_up_session(
+    settings: CompareSettings, session: RunSession, console: Console
+) -> LabDatabase | None:
+    """The host facts, the pinning and the lab's PostgreSQL (when the file asks a dataset)."""
+    # The arms here are the file's commands, on interpreters of their own: the build the host
+    # facts name is the lab's (the harness and its load generator).
+    lab_build = session.host["interpreter"]
+    assert isinstance(lab_build, dict), "host facts name the lab's interpreter"
+    session.host["interpreter"] = lab_build | {
+        "where": "the lab's environments; each arm runs its own"
+    }
+    if settings.dataset_size:
+        session.pin(settings.pin)  # the lab's PostgreSQL beside the load generator
+    else:
+        # No lab database: a service's own, if it has one, runs where its owner started it,
+        # unpinned, and the pinning line does not claim it.
+        planned = plan_pinning(settings.pin).without(
+            "PostgreSQL", "a service's own database is not pinned"
+        )
+        session.pin(settings.pin, load_side=planned.load_side, note=planned.note)
+    database = session.start_database() if settings.dataset_size else None
+    if database is not None:
+        console.print(
+            f"PostgreSQL {database.server_version} ({database.kind}); "
+            f"dataset: {settings.dataset_size:,} posts, its URL in each started arm's "
+            "DATABASE_URL",
+            highlight=False,
+        )
+    return database
 
 
 def check_running(service: Service, timeout_s: float) -> None:

@@ -18,6 +18,7 @@ subjects for the ratios.
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -145,39 +146,13 @@ def measure_process(
         idle = read_tree_memory(pid)
         figures |= {"rss_idle_mib": idle.rss_mib, "uss_idle_mib": idle.uss_mib or 0.0}
         with httpx.Client(base_url=running.base_url) as client:
+            phases = Phases(client, routes, verify, what, bound_s, pid, log_path, figures, left_out)
             if "routes" not in left_out:
-                began = time.perf_counter()
-                try:
-                    call_every_route(client, routes, verify, what, began + bound_s)
-                except httpx.TimeoutException:
-                    left_out["routes"] = f"over {bound_s:g} s"
-                else:
-                    after_routes = read_tree_memory(pid)
-                    figures |= {
-                        "routes_s": time.perf_counter() - began,
-                        "rss_routes_mib": after_routes.rss_mib,
-                        "uss_routes_mib": after_routes.uss_mib or 0.0,
-                    }
+                phases.every_route()
             if "routes" in left_out:
                 left_out.setdefault("openapi", f"not run: {left_out['routes']} on every route")
             if "openapi" not in left_out:
-                began = time.perf_counter()
-                try:
-                    response = client.get("/openapi.json", timeout=bound_s)
-                except httpx.TimeoutException:
-                    left_out["openapi"] = f"over {bound_s:g} s"
-                else:
-                    if response.status_code == 200:
-                        figures["openapi_s"] = time.perf_counter() - began
-                        figures["rss_openapi_mib"] = read_tree_memory(pid).rss_mib
-                        if verify:
-                            check_openapi(response.json(), routes, what)
-                    else:
-                        # The app serves its routes but not its OpenAPI document.
-                        left_out["openapi"] = (
-                            f"failed: /openapi.json {response.status_code}, "
-                            f"{exception_line(log_path, wait_s=2.0)}"
-                        )
+                phases.openapi()
     except httpx.TransportError as error:  # the app died under a request
         raise Unfinished(f"failed: {exception_line(log_path) or error}") from None
     finally:  # Ctrl-C included: the app runs in its own session and would outlive us
@@ -187,6 +162,57 @@ def measure_process(
     if unfinished:
         figures["unfinished_metrics"] = unfinished
     return figures, running.versions
+
+
+@dataclass
+class Phases:
+    """The phases after start-up, timed on one running process: each puts its figures into
+    `figures`, or why it has none into `left_out` (phase -> why)."""
+
+    client: httpx.Client
+    routes: list[Route]
+    verify: bool
+    what: str
+    bound_s: float
+    pid: int
+    log_path: Path
+    figures: dict[str, Any]
+    left_out: dict[str, str]
+
+    def every_route(self) -> None:
+        """Every route called once: the time, and the memory after it."""
+        began = time.perf_counter()
+        try:
+            call_every_route(self.client, self.routes, self.verify, self.what, began + self.bound_s)
+        except httpx.TimeoutException:
+            self.left_out["routes"] = f"over {self.bound_s:g} s"
+            return
+        after_routes = read_tree_memory(self.pid)
+        self.figures |= {
+            "routes_s": time.perf_counter() - began,
+            "rss_routes_mib": after_routes.rss_mib,
+            "uss_routes_mib": after_routes.uss_mib or 0.0,
+        }
+
+    def openapi(self) -> None:
+        """/openapi.json asked once: the time, and the memory after it."""
+        began = time.perf_counter()
+        try:
+            response = self.client.get("/openapi.json", timeout=self.bound_s)
+        except httpx.TimeoutException:
+            self.left_out["openapi"] = f"over {self.bound_s:g} s"
+            return
+        if response.status_code != 200:
+            # The app serves its routes but not its OpenAPI document.
+            self.left_out["openapi"] = (
+                f"failed: /openapi.json {response.status_code}, "
+                f"{exception_line(self.log_path, wait_s=2.0)}"
+            )
+            return
+        self.figures["openapi_s"] = time.perf_counter() - began
+        self.figures["rss_openapi_mib"] = read_tree_memory(self.pid).rss_mib
+        if self.verify:
+            check_openapi(response.json(), self.routes, self.what)
 
 
 def phases_left_out(figures: dict[str, Any]) -> dict[str, str]:

@@ -70,7 +70,6 @@ def models_module(idiom: str) -> str:
         if v1
         else "from pydantic import BaseModel, Field, TypeAdapter"
     )
-    members = max(MEMBERS)
     lines = [
         f'"""The shapes mode\'s models, {idiom} idiom."""',
         "",
@@ -78,7 +77,14 @@ def models_module(idiom: str) -> str:
         "",
         pydantic,
     ]
-    for index in range(members):
+    lines += union_lines() + tree_and_row_lines(v1) + rows_function_lines(v1)
+    return "\n".join(lines) + "\n"
+
+
+def union_lines() -> list[str]:
+    """The variants, and for each union size a plain and a tagged union with a page of each."""
+    lines: list[str] = []
+    for index in range(max(MEMBERS)):
         lines += [
             "",
             "",
@@ -105,7 +111,11 @@ def models_module(idiom: str) -> str:
             f"class TaggedPage{size}(BaseModel):",
             f"    items: List[Tagged{size}]",
         ]
-    lines += [
+    return lines
+
+
+def tree_and_row_lines(v1: bool) -> list[str]:
+    return [
         "",
         "",
         "class Tree(BaseModel):",
@@ -123,13 +133,19 @@ def models_module(idiom: str) -> str:
         "    name: str = Field(min_length=1, max_length=80)",
         "    score: float = Field(ge=0, le=100)",
         "    tags: List[str] = Field(default_factory=list)",
+    ]
+
+
+def rows_function_lines(v1: bool) -> list[str]:
+    """The rows validated on every request with a fresh parse, and with the reusable way."""
+    lines = [
         "",
         "",
         "def rows_every_time(body: Any) -> List[Row]:",
         '    """parse_obj_as on every request."""',
     ]
     if v1:
-        lines += [
+        return lines + [
             "    return parse_obj_as(List[Row], body)",
             "",
             "",
@@ -138,23 +154,21 @@ def models_module(idiom: str) -> str:
             '    reusable way."""',
             "    return parse_obj_as(List[Row], body)",
         ]
-    else:
-        lines += [
-            "    # Deprecated since Pydantic 2.0, kept by the migrations that did not move: it",
-            "    # builds a TypeAdapter at every call.",
-            "    from pydantic.deprecated.tools import parse_obj_as",
-            "",
-            "    return parse_obj_as(List[Row], body)",
-            "",
-            "",
-            "ROWS = TypeAdapter(List[Row])",
-            "",
-            "",
-            "def rows_reused(body: Any) -> List[Row]:",
-            '    """A module-level TypeAdapter, built once."""',
-            "    return ROWS.validate_python(body)",
-        ]
-    return "\n".join(lines) + "\n"
+    return lines + [
+        "    # Deprecated since Pydantic 2.0, kept by the migrations that did not move: it",
+        "    # builds a TypeAdapter at every call.",
+        "    from pydantic.deprecated.tools import parse_obj_as",
+        "",
+        "    return parse_obj_as(List[Row], body)",
+        "",
+        "",
+        "ROWS = TypeAdapter(List[Row])",
+        "",
+        "",
+        "def rows_reused(body: Any) -> List[Row]:",
+        '    """A module-level TypeAdapter, built once."""',
+        "    return ROWS.validate_python(body)",
+    ]
 
 
 def main_module(idiom: str) -> str:

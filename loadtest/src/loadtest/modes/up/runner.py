@@ -10,7 +10,7 @@ from rich.console import Console
 
 from loadtest.lab.apps import start_app
 from loadtest.lab.arms import ARMS
-from loadtest.lab.database import provide_database
+from loadtest.lab.database import LabDatabase, provide_database
 from loadtest.lab.dataset import load_dataset
 from loadtest.lab.errors import LabError
 from loadtest.lab.paths import LOADTEST_DIR
@@ -20,6 +20,7 @@ from loadtest.lab.processes import (
     start_process,
     stop_process,
 )
+from loadtest.lab.services import RunningApp
 from loadtest.load.locust_runs import LOCUST
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.up.settings import USER_CLASSES, UpSettings
@@ -53,57 +54,11 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
             )
             stack.callback(app.stop)
             apps.append(app)
-        locust = start_process(
-            [
-                str(LOCUST),
-                "--config",
-                str(LOADTEST_DIR / "locust.conf"),
-                "--locustfile",
-                str(WEB_UI_LOCUSTFILE),
-                "--web-host",
-                "127.0.0.1",
-                "--web-port",
-                str(settings.ui_port),
-                "--host",
-                apps[0].base_url,
-                "--users",
-                str(settings.users),
-                "--spawn-rate",
-                str(settings.users),
-                # The one user class, and no --class-picker: locust 2.47's picker ticks every
-                # class of the locustfile whatever the command line names, and a start without
-                # a choice runs them all, mixing the scenarios.
-                USER_CLASSES[settings.scenario],
-            ],
-            log_path=log_dir / "locust.log",
-            cwd=LOADTEST_DIR,
-        )
+        locust = start_web_ui(settings, apps[0].base_url, log_dir)
         stack.callback(stop_process, locust)
         # Ready means the page answers: locust takes a second or two to serve it.
         wait_for_web_ui(f"http://127.0.0.1:{settings.ui_port}/", locust, log_dir)
-        console.print(
-            f"PostgreSQL {database.server_version} ({database.kind}), "
-            f"{settings.dataset_size:,} posts. The apps' and locust's logs are in {log_dir} "
-            "(removed on Ctrl-C, kept if something fails)",
-            highlight=False,
-        )
-        for app in apps:
-            console.print(
-                f"{app.name:<9} {app.base_url}/docs  ({pydantic_heading(app.versions)}, "
-                f"FastAPI {app.versions['fastapi']})",
-                highlight=False,
-            )
-        scenario = SCENARIOS[settings.scenario]
-        others = "|".join(name for name in USER_CLASSES if name != settings.scenario)
-        console.print(
-            f"locust web UI: http://127.0.0.1:{settings.ui_port}, loading "
-            f"{scenario.label} ({USER_CLASSES[settings.scenario]}: {scenario.request.method} "
-            f"{scenario.request.path}) and nothing else; ./test.sh up --scenario {others} for "
-            "another.\n  In it, set Host to the app to load ("
-            + ", ".join(f"{app.name} {app.base_url}" for app in apps)
-            + f"; it starts on {apps[0].name}'s), then the users, and start.",
-            highlight=False,
-        )
+        print_where(console, settings, database, apps, log_dir)
         console.print("Press Ctrl-C to stop everything.")
         watched = {ARMS[app.name].environment: app.process for app in apps if app.process}
         watched["locust"] = locust
@@ -112,6 +67,68 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
                 if process.poll() is not None:
                     raise LabError(f"{name} exited unexpectedly (see {log_dir})")
             time.sleep(0.5)
+
+
+def start_web_ui(settings: UpSettings, first_url: str, log_dir: Path) -> subprocess.Popen[bytes]:
+    """locust's web UI, on the one scenario asked, pointed at the first arm."""
+    return start_process(
+        [
+            str(LOCUST),
+            "--config",
+            str(LOADTEST_DIR / "locust.conf"),
+            "--locustfile",
+            str(WEB_UI_LOCUSTFILE),
+            "--web-host",
+            "127.0.0.1",
+            "--web-port",
+            str(settings.ui_port),
+            "--host",
+            first_url,
+            "--users",
+            str(settings.users),
+            "--spawn-rate",
+            str(settings.users),
+            # The one user class, and no --class-picker: locust 2.47's picker ticks every
+            # class of the locustfile whatever the command line names, and a start without
+            # a choice runs them all, mixing the scenarios.
+            USER_CLASSES[settings.scenario],
+        ],
+        log_path=log_dir / "locust.log",
+        cwd=LOADTEST_DIR,
+    )
+
+
+def print_where(
+    console: Console,
+    settings: UpSettings,
+    database: LabDatabase,
+    apps: list[RunningApp],
+    log_dir: Path,
+) -> None:
+    """Where everything is: the database, each app's /docs, and the web UI."""
+    console.print(
+        f"PostgreSQL {database.server_version} ({database.kind}), "
+        f"{settings.dataset_size:,} posts. The apps' and locust's logs are in {log_dir} "
+        "(removed on Ctrl-C, kept if something fails)",
+        highlight=False,
+    )
+    for app in apps:
+        console.print(
+            f"{app.name:<9} {app.base_url}/docs  ({pydantic_heading(app.versions)}, "
+            f"FastAPI {app.versions['fastapi']})",
+            highlight=False,
+        )
+    scenario = SCENARIOS[settings.scenario]
+    others = "|".join(name for name in USER_CLASSES if name != settings.scenario)
+    console.print(
+        f"locust web UI: http://127.0.0.1:{settings.ui_port}, loading "
+        f"{scenario.label} ({USER_CLASSES[settings.scenario]}: {scenario.request.method} "
+        f"{scenario.request.path}) and nothing else; ./test.sh up --scenario {others} for "
+        "another.\n  In it, set Host to the app to load ("
+        + ", ".join(f"{app.name} {app.base_url}" for app in apps)
+        + f"; it starts on {apps[0].name}'s), then the users, and start.",
+        highlight=False,
+    )
 
 
 def wait_for_web_ui(
