@@ -6,11 +6,12 @@ commons/hardening/http_protocol.py and commons/hardening/payload_rows.py.
 
 Memory is asserted as a ceiling (the app's peak RSS under CEILING_BYTES, the kernel's buffers of
 its connections under what SEND_BUFFER_BYTES and RECEIVE_BUFFER_BYTES allow), and /health must
-keep answering throughout (HEALTH_WITHIN_S); no speed is asserted. The clients are the reported
-ones, at their reported size; the windows and deadlines are short (through the environment) so
-the module runs in about a minute, and the byte budgets are the defaults, whose ceiling
-docs/operations.md states. `LAB_FULL_SIZE_ATTACKS=1` runs them with the default windows,
-deadlines and MAX_CONNECTIONS (two minutes)."""
+keep answering throughout (HEALTH_WITHIN_S, far from the time-outs of before; issue 53's
+event-loop attacks ask 1 s, EVENT_LOOP_WITHIN_S, with the app on a CPU of its own). The
+clients are the reported ones, at their reported size; the windows and deadlines are short
+(through the environment) so the module runs in about a minute, and the byte budgets are the
+defaults, whose ceiling docs/operations.md states. `LAB_FULL_SIZE_ATTACKS=1` runs them with the
+default windows, deadlines and MAX_CONNECTIONS (two minutes)."""
 
 import json
 import os
@@ -23,11 +24,12 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import httpx
+import psutil
 import pytest
 
 from commons.config import RECEIVE_BUFFER_BYTES, SEND_BUFFER_BYTES, HttpLimits
@@ -63,16 +65,17 @@ CEILING_BYTES = 400 * 1024 * 1024
 # (its FastAPI encodes pydantic.v1 models with jsonable_encoder there), which no bound on what
 # clients hold can shorten; the other arms answered within 0.1 s (docs/operations.md).
 HEALTH_WITHIN_S = 5.0
+MIN_HEALTH_ASKS = 3  # a watch that asked fewer saw too little of the attack to vouch for it
 LARGEST_ANSWER = "/payloads/nested?items=5000&comments=10"  # 55,000 rows, about 9 MB of JSON
 NEVER_READING = 60
 PARALLEL_READERS = 40
-# Issue 53's event-loop attacks: answers of 5,000 flat posts, each 0.16-0.23 s of v1's event
-# loop (FastAPI serialises there on Pydantic 1), asked by clients that never read them, or by
-# honest keep-alive readers who then ask a small request. MAX_BUILDING_ROWS keeps what the loop
-# has queued to one such answer: /health and the small requests answer within
-# EVENT_LOOP_WITHIN_S, as the issue asks. Before, 22 answers were serialised back to back: at
-# full size, /health took 4.6-10 s in v1 (MAX_BUILDING_ROWS=1000000, 2026-11-28). The app has a
-# CPU of its own while they run (on_a_cpu_of_its_own).
+# Issue 53's event-loop attacks: answers of 5,000 flat posts, each about 0.16 s of v1's event
+# loop and 0.23 s of v1-shim's (FastAPI serialises there on Pydantic 1), asked by clients that
+# never read them, or by honest keep-alive readers who then ask a small request.
+# MAX_BUILDING_ROWS keeps what the loop has queued to one such answer: /health and the small
+# requests answer within EVENT_LOOP_WITHIN_S, as the issue asks. Without it, answers are
+# serialised back to back (docs/operations.md has the figures, before and after). The app has
+# a CPU of its own while they run (on_a_cpu_of_its_own).
 FIVE_THOUSAND_POSTS = "/payloads/flat?items=5000"
 EVENT_LOOP_WITHIN_S = 1.0
 NEVER_READING_FLAT = 48 if FULL_SIZE else 24
@@ -120,7 +123,8 @@ def established_connections(app: RunningApp) -> list[tuple[int, int]]:
 
 @dataclass
 class Watch:
-    """/health asked every 0.2 s on a new connection, and the kernel's buffers of the app's
+    """/health asked on a new connection, again 0.05 s after each answer (so a stall is
+    measured nearly whole, whenever it begins), and the kernel's buffers of the app's
     connections read, while an attack runs."""
 
     app: RunningApp
@@ -136,12 +140,16 @@ class Watch:
                 status = health_status(self.app)
                 if status != "200":
                     self.health_failures.append(status)
-            except OSError as error:
+            except Exception as error:  # noqa: BLE001 - any failure is recorded, and fails check()
                 self.health_failures.append(repr(error))
             self.health_seconds.append(time.monotonic() - started)
-            held = sum(queued + unread for queued, unread in established_connections(self.app))
+            try:
+                held = sum(queued + unread for queued, unread in established_connections(self.app))
+            except Exception as error:  # noqa: BLE001 - as above
+                self.health_failures.append(f"ss: {error!r}")
+                held = 0
             self.kernel_peak_bytes = max(self.kernel_peak_bytes, held)
-            self.stop.wait(0.2)
+            self.stop.wait(0.05)
 
     def check(self, connections: int, within_s: float = HEALTH_WITHIN_S) -> None:
         print(  # the figures docs/operations.md quotes (pytest -rP shows them)
@@ -150,7 +158,8 @@ class Watch:
             f"{self.kernel_peak_bytes / 2**20:.2f} MiB"
         )
         assert not self.health_failures, self.health_failures[:5]
-        assert self.health_seconds and max(self.health_seconds) < within_s, (
+        assert len(self.health_seconds) >= MIN_HEALTH_ASKS, len(self.health_seconds)
+        assert max(self.health_seconds) < within_s, (
             f"/health took up to {max(self.health_seconds):.2f} s"
         )
         # Linux allocates twice what SO_SNDBUF and SO_RCVBUF ask.
@@ -161,38 +170,51 @@ class Watch:
 
 
 def health_status(app: RunningApp) -> str:
-    """GET /health on a new connection, read until the server closes it: its status. A bare
-    socket, not httpx: a client built for each ask (httpx.get loads its certificates every time)
-    needs tens of milliseconds of CPU, and beside a hundred reader threads it waited its turn
-    for up to 1.2 s, which was charged to /health (a bare socket beside it: 0.35 s at most)."""
+    """GET /health on a new connection, read until the server closes it: its status, or
+    "incomplete" if fewer bytes came than its content-length. A bare socket, not httpx: a client
+    built for each ask (httpx.get loads its certificates every time) needs tens of milliseconds
+    of CPU, and on CPUs shared with a hundred reader threads it waited its turn for up to
+    1.2-1.3 s, charged to /health, where a bare socket asking at the same moments waited at most
+    0.25 s (docs/operations.md)."""
     with socket.create_connection(("127.0.0.1", port_of(app)), timeout=10) as connection:
         connection.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        return status_of(answer_of(connection))
+        answer = answer_of(connection)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    declared = re.search(rb"(?im)^content-length:\s*(\d+)\s*$", head)
+    if declared is None or len(body) != int(declared.group(1)):
+        return f"incomplete: {answer[:80]!r}"
+    return status_of(answer)
 
 
 @contextmanager
 def on_a_cpu_of_its_own(app: RunningApp) -> Iterator[None]:
     """The app on one CPU, and this thread (so the watch and the clients it starts) on the
-    others, as the benchmark pins its arms apart from its load (docs/methodology.md). On two
-    shared CPUs a hundred reader threads took the server's CPU in turns: a full collection of
-    0.06 s of CPU lasted 0.7 s, and /health waited for it. Nothing is pinned on one CPU."""
+    others, as the benchmark pins its arms apart from its load (docs/methodology.md; here
+    PostgreSQL is left unpinned). On two shared CPUs a hundred reader threads took the
+    server's CPU in turns: a full collection of 0.06 s of CPU lasted 0.71 s, and /health waited
+    for it. On one CPU the attack measures its own clients: the test is skipped."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
-        yield
-        return
+        pytest.skip("needs two CPUs: one for the app, one for its clients")
     server, own = uvicorn_process(app), os.sched_getaffinity(0)
-
-    def pin_server(server_cpus: set[int]) -> None:
-        for thread in server.threads():  # threads started later inherit the main thread's
-            os.sched_setaffinity(thread.id, server_cpus)
-
-    pin_server({cpus[0]})
-    os.sched_setaffinity(0, set(cpus[1:]))
     try:
+        pin_every_thread(server, {cpus[0]})
+        os.sched_setaffinity(0, set(cpus[1:]))
         yield
     finally:
         os.sched_setaffinity(0, own)
-        pin_server(set(cpus))
+        pin_every_thread(server, set(cpus))
+
+
+def pin_every_thread(process: psutil.Process, cpus: set[int]) -> None:
+    """Every thread of the process on `cpus`, until a listing finds none new: a thread started
+    meanwhile inherits its starter's CPUs, and one that ended (an idle worker) is passed by."""
+    pinned: set[int] = set()
+    while new := {thread.id for thread in process.threads()} - pinned:
+        for thread_id in sorted(new):  # the main thread (the process's own id) first
+            with suppress(ProcessLookupError):
+                os.sched_setaffinity(thread_id, cpus)
+        pinned |= new
 
 
 class watched:
@@ -311,26 +333,52 @@ def test_honest_readers_of_5000_post_answers_leave_the_event_loop_free(
     assert readers.returncode == 0, readers.stderr[-2000:]
     found = json.loads(readers.stdout)
     statuses, small = Counter(found["statuses"]), found["small_seconds"]
-    print(f"{bounded_app.name}: {statuses}; small requests at most {max(small):.2f} s")
-    assert set(statuses) <= {200, 503} and statuses[200] > 0, statuses
-    assert set(found["small_statuses"]) <= {200, 404}, found["small_statuses"]
+    print(f"{bounded_app.name}: {statuses}; small requests at most {max(small, default=0):.2f} s")
     watch.check(HONEST_READERS, within_s=EVENT_LOOP_WITHIN_S)
+    assert set(statuses) <= {"200", "503"} and statuses["200"] > 0, statuses
+    assert set(found["small_statuses"]) <= {"200", "404"}, found["small_statuses"]
     assert max(small) < EVENT_LOOP_WITHIN_S, f"a small request took {max(small):.2f} s"
     assert_under_the_ceiling(bounded_app)
 
 
-# One thread, the readers as tasks: a hundred threads took turns at their own interpreter
-# lock, and a small request's answer, arrived, waited for its thread's turn (up to 1.3 s).
+# The readers as tasks on one thread, over bare streams: a hundred threads took turns at their
+# own interpreter lock, and a small request's answer, arrived, waited for its thread's turn (up
+# to 1.3 s); an httpx client per task read the answers more slowly than the threads had, so more
+# of them were refused. A reader that fails is recorded as such, not a crash of all of them.
 HONEST_READERS_SCRIPT = f"""
-import asyncio, json, sys, time
-import httpx
+import asyncio, json, re, sys, time
+from urllib.parse import urlsplit
+
+ADDRESS = urlsplit(sys.argv[1])
+
+async def ask(streams, path):
+    reader, writer = streams
+    writer.write(f"GET {{path}} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n".encode())
+    await writer.drain()
+    head = await reader.readuntil(b"\\r\\n\\r\\n")
+    length = re.search(rb"(?im)^content-length:\\s*(\\d+)", head)
+    if length is None:
+        raise ValueError(f"no content-length in the answer to {{path}}: {{head[:200]!r}}")
+    await reader.readexactly(int(length.group(1)))
+    closes = re.search(rb"(?im)^connection:\\s*close", head) is not None
+    return head[9:12].decode(), closes
 
 async def read_then_ask_a_small_one():
-    async with httpx.AsyncClient(base_url=sys.argv[1], timeout=120) as client:
-        status = (await client.get("{FIVE_THOUSAND_POSTS}")).status_code
+    streams = None
+    try:
+        streams = await asyncio.open_connection(ADDRESS.hostname, ADDRESS.port)
+        status, closes = await ask(streams, "{FIVE_THOUSAND_POSTS}")
         started = time.monotonic()
-        small = await client.get("/posts/1")
-        return status, small.status_code, time.monotonic() - started
+        if closes:  # a refusal may close the connection: the small request opens another
+            streams[1].close()
+            streams = await asyncio.open_connection(ADDRESS.hostname, ADDRESS.port)
+        small, _ = await ask(streams, "/posts/1")
+        return status, small, time.monotonic() - started
+    except Exception as error:
+        return f"error: {{error!r}}"[:300], None, None
+    finally:
+        if streams is not None:
+            streams[1].close()
 
 async def main():
     return await asyncio.gather(*(read_then_ask_a_small_one() for _ in range(int(sys.argv[2]))))
@@ -338,8 +386,8 @@ async def main():
 found = asyncio.run(main())
 print(json.dumps({{
     "statuses": [status for status, _, _ in found],
-    "small_statuses": [small for _, small, _ in found],
-    "small_seconds": [seconds for _, _, seconds in found],
+    "small_statuses": [small for _, small, _ in found if small is not None],
+    "small_seconds": [seconds for _, _, seconds in found if seconds is not None],
 }}))
 """
 
