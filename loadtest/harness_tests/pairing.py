@@ -1,7 +1,7 @@
 """What a real run's ratios must hold, read from its own windows. The tests that run beside
 others (scripts/run_tests.sh) may see a short window stalled empty by the machine; the harness
-then leaves its pair out and flags it (analysis/ratio.py), and these tests ask exactly that,
-not that every window served."""
+then leaves its pair out, on either side, and flags it (analysis/paired_windows.py), and these
+tests ask exactly that, not that every window served."""
 
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -26,12 +26,10 @@ def pairs_expected(
     *,
     scenario: str | None = None,
     repeat: int | None = None,
-    empty_numerator_pairs: bool = True,
     round_of: Callable[[int], int] = lambda round_: round_,
 ) -> int:
     """The pairs a ratio of `slot` over `reference` holds: the rounds where both have a window
-    and the reference's served a request (and, where `empty_numerator_pairs` is False, the
-    slot's too: the sweep and the shapes leave such a round out on both sides). `round_of`:
+    and both served a request. `round_of`:
     the round a window's own pairs by (the shapes mode pairs two cells' groups of one round)."""
     chosen = [
         window
@@ -48,11 +46,7 @@ def pairs_expected(
         }
 
     own, other = by_round(slot), by_round(reference)
-    return sum(
-        1
-        for key in own.keys() & other.keys()
-        if other[key] > 0 and (empty_numerator_pairs or own[key] > 0)
-    )
+    return sum(1 for key in own.keys() & other.keys() if other[key] > 0 and own[key] > 0)
 
 
 def empty_windows(windows: Iterable[Window]) -> list[Window]:

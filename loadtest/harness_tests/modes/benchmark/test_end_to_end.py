@@ -152,10 +152,9 @@ def check_completeness(results_file: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_completeness_check_reads_a_real_run(finished_run, results) -> None:
-    """Complete, but where the machine stalled a ratio's windows, beside other tests: to fewer
-    pairs than an interval needs (six pairs of 0.2 s counted spans may lose one), or to a window
-    that served nothing, whose pair's ratio of 0 is then the interval's lower end (an interval
-    from 0 is none; seen once in a suite run). Each such ratio named, and nothing else."""
+    """Complete, but where the machine stalled a ratio's windows, beside other tests, to fewer
+    pairs than an interval needs (six pairs of 0.2 s counted spans may lose one; a window that
+    served nothing drops its pair). Each such ratio named, and nothing else."""
     latest, _, _ = finished_run
 
     def stalled(ratio: dict[str, Any]) -> bool:

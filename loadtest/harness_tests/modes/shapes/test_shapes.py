@@ -94,7 +94,7 @@ def test_a_real_shapes_run_verifies_and_times_every_cell_and_leaves_nothing_runn
             assert figures["windows"] == 6 and figures["failures"] == 0, (cell["name"], app)
         # Every round, but one where the machine stalled either window empty (flagged).
         slots = [f"{arm}/{cell['name']}" for arm in ("v2", "v1")]
-        expected = pairs_expected(windows, *slots, empty_numerator_pairs=False)
+        expected = pairs_expected(windows, *slots)
         assert cell["ratios"]["v2/v1"]["rps"]["pairs"] == expected
     within = {(item["cell"], item["over"]) for item in results["within_arms"]}
     assert within == {
@@ -104,9 +104,7 @@ def test_a_real_shapes_run_verifies_and_times_every_cell_and_leaves_nothing_runn
     }
     for item in results["within_arms"]:  # two cells of one round, in one arm
         slots = [f"v2/{item[cell]}" for cell in ("cell", "over")]
-        expected = pairs_expected(
-            windows, *slots, empty_numerator_pairs=False, round_of=lambda group: group // 8
-        )
+        expected = pairs_expected(windows, *slots, round_of=lambda group: group // 8)
         assert item["ratios"]["v2"]["pairs"] == expected, item
     assert results["versions"]["v2"]["pydantic_core"].startswith("2.")
     assert results["versions"]["v1"]["pydantic_core"] is None

@@ -7,7 +7,7 @@ from typing import Any
 
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
 from loadtest.analysis.limits import SATURATION_LIMIT
-from loadtest.analysis.paired_windows import by_group, median_of
+from loadtest.analysis.paired_windows import by_group, median_of, served_rps
 from loadtest.analysis.ratio import PairedRatio, paired_ratio
 from loadtest.analysis.stats import round_or_none
 from loadtest.load.cell_timetable import COUNTED_REQUESTS, CellTiming
@@ -58,8 +58,8 @@ def cell_ratios(
     return {
         # An empty window is no pair (flagged by window_flags), on either side.
         "rps": paired_ratio(
-            by_group(records, own, lambda record: record.rps or None),
-            by_group(records, other, lambda record: record.rps or None),
+            by_group(records, own, served_rps),
+            by_group(records, other, served_rps),
         ).as_dict(),
         "cpu": paired_ratio(
             by_group(records, other, cpu_per_request), by_group(records, own, cpu_per_request)

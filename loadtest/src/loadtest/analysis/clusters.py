@@ -33,9 +33,8 @@ def t_quantile(degrees_of_freedom: int, confidence: float = CONFIDENCE) -> float
 
 
 def repeat_values(clusters: Sequence[Sequence[float]]) -> list[float]:
-    """Each repeat's median ratio, as a logarithm (repeats without a pair left out). A pair
-    whose window served nothing (a ratio of 0: the machine stalled it, and a flag says so)
-    counts as the lowest of its repeat; only a repeat whose median is 0 has no value."""
+    """Each repeat's median ratio, as a logarithm (repeats without a pair left out: a window
+    that served nothing is no pair, analysis/paired_windows.py, and a flag says so)."""
     medians = [statistics.median(pairs) for pairs in clusters if pairs]
     return [math.log(median) for median in medians if median > 0]
 

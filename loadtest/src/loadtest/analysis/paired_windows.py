@@ -1,5 +1,10 @@
 """Ratios between slots over window records: a slot's window paired with the reference slot's
-window of the same round (and repeat). In the benchmark a slot is an arm."""
+window of the same round (and repeat). In the benchmark a slot is an arm.
+
+One rule for every paired mode: an empty window (no request served) is no pair, on either side;
+analysis/flags.py's window_flags counts such windows and says their pairs are left out. A
+ratio of 0 would say an arm is infinitely slower, which an app that served nothing in a window
+(a crash, a stall) does not measure."""
 
 import statistics
 from collections.abc import Callable, Iterable
@@ -10,11 +15,16 @@ from loadtest.load.windows import WindowRecord
 PairKey = tuple[int, int]  # (repeat, round)
 
 
+def served_rps(record: WindowRecord) -> float | None:
+    """The window's r/s, or None for an empty window: no pair (the module's one rule)."""
+    return record.rps or None
+
+
 def by_pair(
     records: Iterable[WindowRecord],
     scenario: str,
     slot: str,
-    value: Callable[[WindowRecord], float | None] = lambda record: record.rps,
+    value: Callable[[WindowRecord], float | None] = served_rps,
 ) -> dict[PairKey, float]:
     """The slot's window values (r/s unless said) by (repeat, round): the key windows pair by."""
     return keyed(
@@ -29,7 +39,7 @@ def window_ratios(
     scenario: str,
     slot: str,
     reference: str,
-    value: Callable[[WindowRecord], float | None] = lambda record: record.rps,
+    value: Callable[[WindowRecord], float | None] = served_rps,
 ) -> list[float]:
     """Per round, the slot's window value (r/s unless said) over the reference's window value
     in the same round."""
@@ -44,7 +54,7 @@ def ratios_by_repeat(
     scenario: str,
     slot: str,
     reference: str,
-    value: Callable[[WindowRecord], float | None] = lambda record: record.rps,
+    value: Callable[[WindowRecord], float | None] = served_rps,
 ) -> dict[int, list[float]]:
     """window_ratios per repeat, every repeat the records hold in order (a repeat without a
     pair as an empty list: the interval over repeats counts its pilot by repeat)."""

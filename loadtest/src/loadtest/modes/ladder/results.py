@@ -7,7 +7,7 @@ from typing import Any
 from commons.ladder import BASE_RUNG, RUNGS
 from loadtest.analysis.flags import locust_flags, ratio_flags, window_flags
 from loadtest.analysis.limits import SATURATION_LIMIT
-from loadtest.analysis.paired_windows import by_group, median_of, window_ratio
+from loadtest.analysis.paired_windows import by_group, median_of, served_rps, window_ratio
 from loadtest.analysis.ratio import PairedRatio, paired_ratio, ratios_by_key
 from loadtest.analysis.stats import round_or_none
 from loadtest.lab.arms import BASELINE
@@ -45,8 +45,8 @@ def speedups_by_round(
     own = rung_slot(app, rung)
     if kind == "rps":
         speedups = ratios_by_key(
-            by_group(records, own, lambda record: record.rps),
-            by_group(records, base, lambda record: record.rps),
+            by_group(records, own, served_rps),
+            by_group(records, base, served_rps),
         )
     else:
         speedups = ratios_by_key(

@@ -6,7 +6,7 @@ plain one and the reusable adapter over parse_obj_as, paired by round."""
 from typing import Any
 
 from loadtest.analysis.cells import cell_flags, paired_cell
-from loadtest.analysis.paired_windows import by_group
+from loadtest.analysis.paired_windows import by_group, served_rps
 from loadtest.analysis.ratio import paired_ratio
 from loadtest.lab.arms import comparisons
 from loadtest.load.cell_timetable import CellTiming
@@ -46,7 +46,7 @@ def within_arm_ratios(
                     {
                         group // len(cells): value
                         for group, value in by_group(
-                            records, cell_slot(which, arm), lambda record: record.rps or None
+                            records, cell_slot(which, arm), served_rps
                         ).items()
                     }
                     for which in (cell, other)
