@@ -122,7 +122,26 @@ def choose(
 ) -> Timetable:
     """The timetable for one scenario from its probe (`levels`: per arm, by users ascending);
     `explicit`: users, window_s and settle_s where the file or the command line set them."""
-    why, notes = [], []
+    why: list[str] = []
+    notes: list[str] = []
+    users = choose_users(levels, explicit, label, why, notes)
+    at_users = {arm: at(found, users) for arm, found in levels.items()}
+    slowest = min(at_users, key=lambda arm: at_users[arm].rps)
+    slowest_rps = max(at_users[slowest].rps, 1e-3)
+    p99_s = max((level.p99_ms or 0.0) for level in at_users.values()) / 1000
+    settle = choose_settle(p99_s, explicit, label, why, notes)
+    window = choose_window((slowest, slowest_rps), p99_s, settle, explicit, (label, why, notes))
+    return Timetable(users, window, settle, tuple(why), tuple(notes), dict(levels))
+
+
+def choose_users(
+    levels: Mapping[str, list[Level]],
+    explicit: Mapping[str, float],
+    label: str,
+    why: list[str],
+    notes: list[str],
+) -> int:
+    """The fewest users keeping every arm busy, or the number set (noted if fewer)."""
     per_arm = {arm: fewest_users(found) for arm, found in levels.items()}
     fitted_users = max(users for users, _ in per_arm.values())
     if "users" in explicit:
@@ -142,10 +161,14 @@ def choose(
             + "; ".join(f"{arm}: {text}" for arm, (_, text) in per_arm.items())
             + ")"
         )
-    at_users = {arm: at(found, users) for arm, found in levels.items()}
-    slowest = min(at_users, key=lambda arm: at_users[arm].rps)
-    slowest_rps = max(at_users[slowest].rps, 1e-3)
-    p99_s = max((level.p99_ms or 0.0) for level in at_users.values()) / 1000
+    return users
+
+
+def choose_settle(
+    p99_s: float, explicit: Mapping[str, float], label: str, why: list[str], notes: list[str]
+) -> float:
+    """The settle: at least the p99 latency, at most half a window set by
+    hand, or the settle set."""
     fitted_settle = up(max(MIN_SETTLE_S, p99_s), 0.05)
     settle = float(explicit.get("settle_s", fitted_settle))
     if "window_s" in explicit and "settle_s" not in explicit and settle > explicit["window_s"] / 2:
@@ -172,6 +195,20 @@ def choose(
         )
     else:
         why.append(f"settle {settle:g} s: at least the p99 latency ({p99_s * 1000:.0f} ms)")
+    return settle
+
+
+def choose_window(
+    slowest: tuple[str, float],
+    p99_s: float,
+    settle: float,
+    explicit: Mapping[str, float],
+    said: tuple[str, list[str], list[str]],
+) -> float:
+    """Enough time for REQUESTS_PER_WINDOW of the slowest arm after the settle, or the window
+    set (noted if it holds fewer). `said`: the label, and the why and notes lists."""
+    slowest_arm, slowest_rps = slowest
+    label, why, notes = said
     needed = settle + REQUESTS_PER_WINDOW / slowest_rps
     fitted_window = up(
         min(MAX_WINDOW_S, max(MIN_WINDOW_S, needed, P99_MULTIPLE * p99_s, 2 * settle))
@@ -183,17 +220,18 @@ def choose(
         if held < REQUESTS_PER_WINDOW:
             notes.append(
                 f"{label}: window {window:g} s kept as set; it holds about {held:.0f} requests "
-                f"of {slowest} (fewer than {REQUESTS_PER_WINDOW}), so one request more or less "
+                f"of {slowest_arm} (fewer than {REQUESTS_PER_WINDOW}), so one request more or less "
                 f"moves a window's r/s by {1 / max(held, 1):.0%}"
             )
     else:
         window = fitted_window
         why.append(
-            f"window {window:g} s: {REQUESTS_PER_WINDOW} requests of the slowest arm, {slowest} "
-            f"({slowest_rps:.1f} r/s), after the settle, and at least {P99_MULTIPLE} times the p99"
+            f"window {window:g} s: {REQUESTS_PER_WINDOW} requests of the slowest arm, "
+            f"{slowest_arm} ({slowest_rps:.1f} r/s), after the settle, and at least "
+            f"{P99_MULTIPLE} times the p99"
             + (f" (capped at {MAX_WINDOW_S:g} s)" if needed > MAX_WINDOW_S else "")
         )
-    return Timetable(users, window, settle, tuple(why), tuple(notes), dict(levels))
+    return window
 
 
 def at(levels: list[Level], users: int) -> Level:

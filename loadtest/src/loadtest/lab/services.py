@@ -127,14 +127,7 @@ def start_service(
         # With whatever is below it, in a session of its own too (lab/processes.py).
         stop_process(process)
 
-    def is_alive() -> bool:
-        if process.poll() is None:
-            return True
-        raise LabError(
-            f"{service.what} exited during start-up (status {process.returncode}): "
-            f"{log_tail(log_path)}"
-        )
-
+    is_alive = alive_check(process, service.what, log_path)
     try:
         versions = wait_for_health(
             service.base_url + service.health_path, is_alive, timeout_s, service.what, poll_s
@@ -158,6 +151,19 @@ def start_service(
         log_path=log_path,
         what=service.what,
     )
+
+
+def alive_check(process: subprocess.Popen[bytes], what: str, log_path: Path) -> Callable[[], bool]:
+    """True while the process runs; once it has exited, LabError with the end of its log."""
+
+    def is_alive() -> bool:
+        if process.poll() is None:
+            return True
+        raise LabError(
+            f"{what} exited during start-up (status {process.returncode}): {log_tail(log_path)}"
+        )
+
+    return is_alive
 
 
 def wait_for_health(

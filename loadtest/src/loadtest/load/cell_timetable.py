@@ -36,6 +36,20 @@ MAX_COUNTED_S = 5.0
 SETTLE_MARGIN = 1.25
 
 
+def timetable_record(settings: PairedLoadSettings) -> dict[str, object]:
+    """A cell run's timetable settings as results.json records them (the sweep's and the shapes
+    mode's): floors and ceilings, each cell's own fitted within them."""
+    return {
+        "rounds": settings.pairs,
+        "window_s_min": settings.window_s,
+        "settle_s_min": settings.settle_s,
+        "warmup_s_per_app": settings.warmup_s,
+        "users_max": settings.users,
+        "workers": settings.workers,
+        "pin": settings.pin,
+    }
+
+
 @dataclass(frozen=True)
 class CellTiming:
     seconds: dict[str, float]  # app -> one request's time, alone

@@ -100,24 +100,8 @@ def run_page(results: dict[str, Any], ratio_svg: str | None, extra_sections: str
     kind = results.get("kind", "benchmark")
     arms = list(results["apps"])
     header, rows = table_rows(results)
-    versions = [
-        [library, *(str(results["apps"][arm]["versions"].get(library, "–")) for arm in arms)]
-        for library in VERSION_LIBRARIES
-    ]
     host = results["host"]
-    flags = results["flags"]
-    flag_list = (
-        '<ul class="flags">' + "".join(f"<li>{escape(flag)}</li>" for flag in flags) + "</ul>"
-        if flags
-        else "<p>None: no failures, no verification problems, every CI within "
-        f"{interval_limit_text(results)}, every synthetic window saturated.</p>"
-    )
     summary = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(results))
-    # A compare file's services need not report the lab's versions on their health path.
-    reported = any(any(cell != "–" for cell in row[1:]) for row in versions)
-    versions_section = (
-        "<h2>Versions</h2>" + html_table(["library", *arms], versions) if reported else ""
-    )
     body = f"""
 <p>{escape(title(results))}. Run {escape(results["started_at"][:19])} →
 {escape(results["finished_at"][:19])} UTC ({results["elapsed_s"]:.0f} s).</p>
@@ -132,7 +116,7 @@ def run_page(results: dict[str, Any], ratio_svg: str | None, extra_sections: str
 where it was measured). ⚠: see the flags.</p>
 <p>{"<br>".join(escape(line) for line in load_generator_lines(results))}</p>
 <h2>Flags</h2>
-{flag_list}
+{flag_list(results)}
 <h2>Throughput</h2>
 {
         figure(
@@ -150,13 +134,38 @@ where it was measured). ⚠: see the flags.</p>
 {extra_sections}
 <h2>Settings</h2>
 {html_table(["setting", "value"], settings_rows(results))}
-{versions_section}
+{versions_section(results)}
 <h2>Host</h2>
 <p>{escape(host["cpu_model"])}, {escape(str(host["cores"]))} cores
 ({escape(str(host["cores_available"]))} available), {escape(str(host["memory_gib"]))} GiB,
 {escape(host["os"])}, {escape(interpreter_text(host))}.</p>
 """
     return page(f"{' vs '.join(arms)} — {kind} report", body)
+
+
+def flag_list(results: dict[str, Any]) -> str:
+    flags = results["flags"]
+    if flags:
+        return (
+            '<ul class="flags">' + "".join(f"<li>{escape(flag)}</li>" for flag in flags) + "</ul>"
+        )
+    return (
+        "<p>None: no failures, no verification problems, every CI within "
+        f"{interval_limit_text(results)}, every synthetic window saturated.</p>"
+    )
+
+
+def versions_section(results: dict[str, Any]) -> str:
+    """The arms' library versions, where they reported any: a compare file's services need not
+    report the lab's versions on their health path."""
+    arms = list(results["apps"])
+    versions = [
+        [library, *(str(results["apps"][arm]["versions"].get(library, "–")) for arm in arms)]
+        for library in VERSION_LIBRARIES
+    ]
+    if not any(any(cell != "–" for cell in row[1:]) for row in versions):
+        return ""
+    return "<h2>Versions</h2>" + html_table(["library", *arms], versions)
 
 
 def write_html_report(run_dir: Path, results: dict[str, Any]) -> Path:

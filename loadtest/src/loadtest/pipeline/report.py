@@ -60,7 +60,6 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
         for library in VERSION_LIBRARIES
     ]
     flags = results["flags"] or ["none"]
-    order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
     windows = (
         fitted_windows_text(results)
         or f"{settings['window_s']:g}s windows (the first {settings['settle_s']:g}s of each not "
@@ -75,7 +74,6 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
         if why
         else ""
     )
-    timetable_table = "\n".join(f"| {name} | {value} |" for name, value in timetable_rows(results))
     text = f"""# {" vs ".join(arms)} — benchmark report
 
 {title(results)}. Run {results["started_at"][:19]} → {results["finished_at"][:19]} UTC \
@@ -95,20 +93,7 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
 
 {chr(10).join(f"- {flag}" for flag in flags)}
 
-## Settings
-
-| setting | value |
-|---|---|
-{timetable_table}
-| pairs (rounds) per scenario and repeat | {settings["pairs"]} |
-| warm-up | {settings["warmup_s"]:g}s per arm before each scenario, discarded |
-| repeats | {settings["repeats"]} (fresh processes), arm order {order} |
-| dataset | {settings["dataset_size"]:,} posts, reset before every repeat |
-| uvicorn workers | {settings["workers"]} |
-| locust processes | {settings["load_processes"]} |
-| scenarios | {", ".join(settings["scenarios"])} |
-| pinning | {settings["pinning"]["note"]} |
-| database | PostgreSQL {settings["database"]["server_version"]} ({settings["database"]["kind"]}) |
+{settings_section(results)}
 
 ## Versions
 
@@ -141,3 +126,25 @@ start-up, peak under load, after load. Start-up is median (min–max) over fresh
 arm, in turn, from launch to the first 200 on `/health`; the import is `import <app module>`
 inside those starts (it builds the app and opens its first database connection). A ⚠ marks a
 flagged cell."""
+
+
+def settings_section(results: dict[str, Any]) -> str:
+    """The run's settings as a table (the fitted timetable's rows first, where it has one)."""
+    settings = results["settings"]
+    database = settings["database"]
+    order = " / ".join(" ".join(arms) for arms in settings["arm_order"])
+    timetable_table = "\n".join(f"| {name} | {value} |" for name, value in timetable_rows(results))
+    return f"""## Settings
+
+| setting | value |
+|---|---|
+{timetable_table}
+| pairs (rounds) per scenario and repeat | {settings["pairs"]} |
+| warm-up | {settings["warmup_s"]:g}s per arm before each scenario, discarded |
+| repeats | {settings["repeats"]} (fresh processes), arm order {order} |
+| dataset | {settings["dataset_size"]:,} posts, reset before every repeat |
+| uvicorn workers | {settings["workers"]} |
+| locust processes | {settings["load_processes"]} |
+| scenarios | {", ".join(settings["scenarios"])} |
+| pinning | {settings["pinning"]["note"]} |
+| database | PostgreSQL {database["server_version"]} ({database["kind"]}) |"""

@@ -97,36 +97,12 @@ def scenario_results(
     runs: list[ScenarioRun],
 ) -> dict[str, Any]:
     """One arm's figures for one scenario, over all its windows in every repeat."""
-    flags = [
-        f"verification failed (repeat {life.repeat}): {life.problems[name][0]}"
-        for life in lives
-        if life.problems.get(name)
-    ]
     rps = summarize([record.rps for record in windows])
     requests = sum(record.requests for record in windows)
     failures = sum(record.failures for record in windows)
-    if failures:
-        flags.append(f"{failures} of {requests} requests failed")
-    uncounted_failures = sum(run.failures.get(arm, 0) for run in runs) - failures
-    if uncounted_failures > 0:
-        flags.append(f"{uncounted_failures} requests failed in warm-up or settling time")
-    flags += window_flags(windows)
-    for run in runs:
-        if arm in run.arms and not run.warmup_requests.get(arm):
-            flags.append(
-                f"no warm-up (repeat {run.repeat}): locust started after this arm's warm-up "
-                "window, so its first windows ran cold"
-            )
     histogram = merge_histograms(record.histogram for record in windows)
     busy = [record.app_cpu_busy for record in windows if record.app_cpu_busy is not None]
-    if name == SATURATION_SCENARIO:
-        unsaturated = [value for value in busy if value < SATURATION_LIMIT]
-        if unsaturated:
-            flags.append(
-                f"{len(unsaturated)} of {len(busy)} windows left the app's CPU under "
-                f"{SATURATION_LIMIT:.0%} busy (lowest {min(unsaturated):.1%}): something else "
-                "limited them (the load generator, or other programs on the machine)"
-            )
+    flags = scenario_flags(name, arm, windows, lives, runs, busy)
     figures: dict[str, Any] = {
         "windows": len(windows),
         "rps_median": round_or_none(rps["median"], 2),
@@ -149,18 +125,65 @@ def scenario_results(
         "app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
     }
     if any(run.writes for run in runs):
-        figures["acknowledged_writes"] = sum(run.acknowledged.get(arm, 0) for run in runs)
-        counted = [run for run in runs if run.new_rows is not None]
-        if counted:  # in the lab's database; a compare file's service keeps its own
-            figures["new_rows"] = sum((run.new_rows or {}).get(arm, 0) for run in counted)
-        for run in counted:
-            stored = (run.new_rows or {}).get(arm, 0)
-            if arm in run.arms and run.acknowledged.get(arm, 0) != stored:
-                flags.append(
-                    f"write count mismatch (repeat {run.repeat}): {run.acknowledged.get(arm, 0)} "
-                    f"acknowledged, {stored} new rows"
-                )
+        figures |= write_figures(arm, runs, flags)
     figures["flags"] = flags
+    return figures
+
+
+def scenario_flags(
+    name: str,
+    arm: str,
+    windows: list[WindowRecord],
+    lives: list[ArmLife],
+    runs: list[ScenarioRun],
+    busy: list[float],
+) -> list[str]:
+    """What a reader must know of one arm's windows in one scenario: failed verification or
+    requests, the windows' own flags, a cold start, an unsaturated app where it should be."""
+    flags = [
+        f"verification failed (repeat {life.repeat}): {life.problems[name][0]}"
+        for life in lives
+        if life.problems.get(name)
+    ]
+    requests = sum(record.requests for record in windows)
+    failures = sum(record.failures for record in windows)
+    if failures:
+        flags.append(f"{failures} of {requests} requests failed")
+    uncounted_failures = sum(run.failures.get(arm, 0) for run in runs) - failures
+    if uncounted_failures > 0:
+        flags.append(f"{uncounted_failures} requests failed in warm-up or settling time")
+    flags += window_flags(windows)
+    for run in runs:
+        if arm in run.arms and not run.warmup_requests.get(arm):
+            flags.append(
+                f"no warm-up (repeat {run.repeat}): locust started after this arm's warm-up "
+                "window, so its first windows ran cold"
+            )
+    if name == SATURATION_SCENARIO:
+        unsaturated = [value for value in busy if value < SATURATION_LIMIT]
+        if unsaturated:
+            flags.append(
+                f"{len(unsaturated)} of {len(busy)} windows left the app's CPU under "
+                f"{SATURATION_LIMIT:.0%} busy (lowest {min(unsaturated):.1%}): something else "
+                "limited them (the load generator, or other programs on the machine)"
+            )
+    return flags
+
+
+def write_figures(arm: str, runs: list[ScenarioRun], flags: list[str]) -> dict[str, Any]:
+    """The writes acknowledged and the rows that appeared (in the lab's database; a compare
+    file's service keeps its own), a mismatch added to `flags`."""
+    figures = {"acknowledged_writes": sum(run.acknowledged.get(arm, 0) for run in runs)}
+    counted = [run for run in runs if run.new_rows is not None]
+    if counted:
+        figures["new_rows"] = sum((run.new_rows or {}).get(arm, 0) for run in counted)
+    for run in counted:
+        stored = (run.new_rows or {}).get(arm, 0)
+        if arm in run.arms and run.acknowledged.get(arm, 0) != stored:
+            flags.append(
+                f"write count mismatch (repeat {run.repeat}): {run.acknowledged.get(arm, 0)} "
+                f"acknowledged, {stored} new rows"
+            )
     return figures
 
 

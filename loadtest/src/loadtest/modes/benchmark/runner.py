@@ -55,11 +55,7 @@ KIND = "benchmark"
 
 def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     """Run everything, write results/<timestamp>/, print the table; returns the run directory."""
-    if settings.docker:
-        ensure_docker_engine()  # before anything is written or started
-    else:
-        check_local_arms(settings)
-    cross_check_tool = ensure_wrk() if settings.cross_check else None
+    cross_check_tool = check_before_starting(settings)
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []
     cross_check_windows: list[WindowRecord] = []
@@ -76,11 +72,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             )
         database = pin_and_start_database(settings, session)
         pinning = session.pinning  # as the database left it (an external one is not pinned)
-        console.print(
-            f"PostgreSQL {database.server_version} ({database.kind}); "
-            f"dataset: {settings.dataset_size:,} posts; {interpreter_text(session.host)}",
-            highlight=False,
-        )
+        print_database(console, settings, database, session)
         progress = session.show_progress(planned_seconds(settings))
         if settings.calibrate:
             calibration = session.calibrate(settings, run_dir / "calibration")
@@ -122,6 +114,26 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
     )
     move_latest(settings, run_dir, console)
     return run_dir
+
+
+def check_before_starting(settings: BenchmarkSettings) -> str | None:
+    """What can be refused before anything is written or started: the Docker engine, or the
+    local arms; and wrk for the cross-check (its version, or None without a cross-check)."""
+    if settings.docker:
+        ensure_docker_engine()
+    else:
+        check_local_arms(settings)
+    return ensure_wrk() if settings.cross_check else None
+
+
+def print_database(
+    console: Console, settings: BenchmarkSettings, database: LabDatabase, session: RunSession
+) -> None:
+    console.print(
+        f"PostgreSQL {database.server_version} ({database.kind}); "
+        f"dataset: {settings.dataset_size:,} posts; {interpreter_text(session.host)}",
+        highlight=False,
+    )
 
 
 def startup_samples(

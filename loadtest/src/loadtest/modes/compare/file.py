@@ -223,20 +223,7 @@ def describe(value: Any) -> str:
 
 def read_compare_file(path: Path, *, allow_remote: bool = False) -> CompareFile:
     """The file, read and checked; FileError (one line) at the first problem."""
-    try:
-        text = path.read_text()
-    except OSError as error:
-        raise FileError(f"{path}: cannot read it: {error.strerror}") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        at = re.search(r"\(at line (\d+), column \d+\)", str(error))
-        where = f"{path}:{at.group(1)}" if at else str(path)
-        raise FileError(f"{where}: not valid TOML: {error}") from None
-    except UnicodeDecodeError:
-        raise FileError(f"{path}: not UTF-8 text") from None
-    except RecursionError:  # tomllib parses nested arrays and tables by recursion
-        raise FileError(f"{path}: nested too deeply for a compare file") from None
+    text, document = read_toml(path)
     reader = Reader(path, text)
     reader.known_keys(document, TOP_KEYS, "")
     options = read_options(reader, document.get("options", {}))
@@ -246,15 +233,7 @@ def read_compare_file(path: Path, *, allow_remote: bool = False) -> CompareFile:
     arms_table = reader.table(document.get("arms"), "arms") if "arms" in document else {}
     if len(arms_table) < 2:
         raise reader.fail("arms", "declare at least two arms ([arms.NAME] tables) to compare")
-    services: list[Service] = []
-    arm_options: dict[str, ArmOptions] = {}
-    compare_with: dict[str, str] = {}
-    for name, entry in arms_table.items():
-        service, extra, reference = read_arm(reader, name, entry, path.absolute().parent)
-        if reference is not None:
-            compare_with[name] = reference
-        services.append(service)
-        arm_options[name] = extra
+    services, arm_options, compare_with = read_arms(reader, arms_table, path.absolute().parent)
     names = tuple(service.name for service in services)
     check_arms(reader, services, file_allows_remote, allow_remote)
     baseline = document.get("baseline", names[0])
@@ -285,6 +264,41 @@ def read_compare_file(path: Path, *, allow_remote: bool = False) -> CompareFile:
     return CompareFile(
         path, plan, options, dataset_size, normalisations, file_allows_remote, arm_options
     )
+
+
+def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """The file's text and its TOML document; FileError (one line, with the line number where
+    TOML gives one) if it cannot be read or parsed."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise FileError(f"{path}: cannot read it: {error.strerror}") from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        at = re.search(r"\(at line (\d+), column \d+\)", str(error))
+        where = f"{path}:{at.group(1)}" if at else str(path)
+        raise FileError(f"{where}: not valid TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise FileError(f"{path}: not UTF-8 text") from None
+    except RecursionError:  # tomllib parses nested arrays and tables by recursion
+        raise FileError(f"{path}: nested too deeply for a compare file") from None
+
+
+def read_arms(
+    reader: Reader, arms_table: dict[str, Any], folder: Path
+) -> tuple[list[Service], dict[str, ArmOptions], dict[str, str]]:
+    """Each arm's service, its options, and the arm it declares to be compared with."""
+    services: list[Service] = []
+    arm_options: dict[str, ArmOptions] = {}
+    compare_with: dict[str, str] = {}
+    for name, entry in arms_table.items():
+        service, extra, reference = read_arm(reader, name, entry, folder)
+        if reference is not None:
+            compare_with[name] = reference
+        services.append(service)
+        arm_options[name] = extra
+    return services, arm_options, compare_with
 
 
 def read_options(reader: Reader, value: Any) -> dict[str, Any]:

@@ -254,15 +254,7 @@ def run_repeat(
     if database is not None:
         load_dataset(database.url, settings.dataset_size)
     with ExitStack() as stack:
-        apps: dict[str, RunningApp] = {}
-        for arm in order:
-            service = plan.service(arm)
-            apps[arm] = start_arm(
-                settings, service, session, database, repeat_dir / f"{service.what}.log"
-            )
-            stack.callback(apps[arm].stop)
-            lives[arm].versions = apps[arm].versions
-            lives[arm].cpus = process_cpus(apps[arm].pid)
+        apps = start_arms(settings, order, session, database, repeat_dir, stack, lives)
         session.begin_measuring()
         time.sleep(QUIET_S)
         for arm, app in apps.items():
@@ -274,28 +266,17 @@ def run_repeat(
             if app.pid is not None
         }
         for scenario in plan.scenarios:
-            verified = tuple(arm for arm in order if not lives[arm].problems[scenario.name])
+            verified = {arm: apps[arm] for arm in order if not lives[arm].problems[scenario.name]}
             if settings.fit and verified and scenario.name not in timetables:
-                probe_began = time.monotonic()
-                timetables[scenario.name] = fit_scenario(
-                    settings,
-                    plan,
-                    scenario.name,
-                    {arm: apps[arm] for arm in verified},
-                    session.pinning,
-                    repeat_dir,
-                    progress,
-                    database.server_pid if database is not None else None,
-                    settings.set_by_hand,
-                )
-                stopping.probing_s += time.monotonic() - probe_began
-            if len(verified) >= 1:
+                where = (session, database, repeat_dir, progress)
+                fit_first(settings, scenario.name, verified, where, timetables, stopping)
+            if verified:
                 runs.append(
                     measure_scenario(
                         timed(settings, timetables.get(scenario.name)),
                         scenario.name,
                         repeat,
-                        {arm: apps[arm] for arm in verified},
+                        verified,
                         database,
                         session.pinning,
                         repeat_dir,
@@ -307,6 +288,56 @@ def run_repeat(
                 )
         read_memory_after_load(samplers, apps, lives)
     return list(lives.values()), runs, differences
+
+
+def fit_first(
+    settings: CompareSettings,
+    scenario: str,
+    apps: dict[str, RunningApp],
+    place: tuple[RunSession, LabDatabase | None, Path, ProgressDisplay],
+    timetables: dict[str, Timetable],
+    stopping: Stopping,
+) -> None:
+    """The scenario's timetable fitted on the verified arms, before its first repeat is
+    measured; the probe's time counted apart from the repeats' (`stopping.probing_s`).
+    `place`: the session, the lab's database (or None), the repeat's folder, the progress."""
+    session, database, repeat_dir, progress = place
+    probe_began = time.monotonic()
+    timetables[scenario] = fit_scenario(
+        settings,
+        settings.plan,
+        scenario,
+        apps,
+        session.pinning,
+        repeat_dir,
+        progress,
+        database.server_pid if database is not None else None,
+        settings.set_by_hand,
+    )
+    stopping.probing_s += time.monotonic() - probe_began
+
+
+def start_arms(
+    settings: CompareSettings,
+    order: tuple[str, ...],
+    session: RunSession,
+    database: LabDatabase | None,
+    repeat_dir: Path,
+    stack: ExitStack,
+    lives: dict[str, ArmLife],
+) -> dict[str, RunningApp]:
+    """The arms started in `order`, each stopped when `stack` closes, its versions and CPUs
+    noted in its life."""
+    apps: dict[str, RunningApp] = {}
+    for arm in order:
+        service = settings.plan.service(arm)
+        apps[arm] = start_arm(
+            settings, service, session, database, repeat_dir / f"{service.what}.log"
+        )
+        stack.callback(apps[arm].stop)
+        lives[arm].versions = apps[arm].versions
+        lives[arm].cpus = process_cpus(apps[arm].pid)
+    return apps
 
 
 def verify(

@@ -152,32 +152,13 @@ def parse_httperf(output: str) -> HttperfFigures:
     """httperf's standard output (with --verbose twice) as figures; its percentiles have 1 ms
     resolution: they are midpoints of its 1 ms buckets (HttperfFigures)."""
     lines = output.splitlines()
-    stripped = [line.strip() for line in lines]
-    if HISTOGRAM_TITLE not in stripped:
-        raise LabError("httperf printed no connection-lifetime histogram (it needs -v -v)")
-    histogram: dict[float, int] = {}
-    for line in stripped[stripped.index(HISTOGRAM_TITLE) + 1 :]:
-        if not line:
-            break
-        if line == ":":  # a run of empty buckets left out
-            continue
-        bucket = re.fullmatch(r"([\d.]+)\s+(\d+)", line)
-        if bucket is None:
-            raise LabError(f"httperf's histogram has a line not understood: {line!r}")
-        histogram[float(bucket[1])] = int(bucket[2])
+    histogram = lifetime_histogram(lines)
 
     def line_of(prefix: str) -> str:
         found = next((line for line in lines if line.startswith(prefix)), None)
         if found is None:
             raise LabError(f"httperf's output has no {prefix!r} line")
         return found
-
-    def numbers(line: str) -> dict[str, float]:
-        """`name value` and `name=value` pairs: `min 0.1 avg 3.9`, `2xx=528`."""
-        return {
-            name: float(value)
-            for name, value in re.findall(rf"\b([a-z0-9][\w-]*)[ =]({NUMBER})(?=[ )%]|$)", line)
-        }
 
     total = re.match(
         rf"Total: connections (\d+) requests (\d+) replies (\d+) test-duration ({NUMBER}) s",
@@ -190,13 +171,13 @@ def parse_httperf(output: str) -> HttperfFigures:
         raise LabError("httperf's summary is not in the format of httperf 0.9")
     error_lines = (line_of("Errors: total"), line_of("Errors: fd-unavail"))
     error_counts = {
-        name: int(count) for line in error_lines for name, count in numbers(line).items()
+        name: int(count) for line in error_lines for name, count in named_numbers(line).items()
     }
     completed = sum(histogram.values())
     if completed == 0:
         raise LabError(f"httperf completed no connection ({'; '.join(error_lines)})")
-    connection_time = numbers(line_of("Connection time [ms]: min"))
-    status = numbers(line_of("Reply status:"))
+    connection_time = named_numbers(line_of("Connection time [ms]: min"))
+    status = named_numbers(line_of("Reply status:"))
     return HttperfFigures(
         connections=int(total[1]),
         completed=completed,
@@ -216,9 +197,35 @@ def parse_httperf(output: str) -> HttperfFigures:
         max_ms=connection_time["max"],
         histogram=histogram,
         connection_time_ms=connection_time,
-        connect_ms=numbers(line_of("Connection time [ms]: connect"))["connect"],
-        reply_time_ms=numbers(line_of("Reply time [ms]:")),
+        connect_ms=named_numbers(line_of("Connection time [ms]: connect"))["connect"],
+        reply_time_ms=named_numbers(line_of("Reply time [ms]:")),
     )
+
+
+def lifetime_histogram(lines: list[str]) -> dict[float, int]:
+    """httperf's connection-lifetime histogram (printed with -v -v): bucket ms -> count."""
+    stripped = [line.strip() for line in lines]
+    if HISTOGRAM_TITLE not in stripped:
+        raise LabError("httperf printed no connection-lifetime histogram (it needs -v -v)")
+    histogram: dict[float, int] = {}
+    for line in stripped[stripped.index(HISTOGRAM_TITLE) + 1 :]:
+        if not line:
+            break
+        if line == ":":  # a run of empty buckets left out
+            continue
+        bucket = re.fullmatch(r"([\d.]+)\s+(\d+)", line)
+        if bucket is None:
+            raise LabError(f"httperf's histogram has a line not understood: {line!r}")
+        histogram[float(bucket[1])] = int(bucket[2])
+    return histogram
+
+
+def named_numbers(line: str) -> dict[str, float]:
+    """`name value` and `name=value` pairs: `min 0.1 avg 3.9`, `2xx=528`."""
+    return {
+        name: float(value)
+        for name, value in re.findall(rf"\b([a-z0-9][\w-]*)[ =]({NUMBER})(?=[ )%]|$)", line)
+    }
 
 
 def below_the_database(cpus: tuple[int, ...] | None) -> None:

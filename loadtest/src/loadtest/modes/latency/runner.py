@@ -313,15 +313,10 @@ def httperf_check(
     connection per request, then httperf (which opens one per request) for as long: the same
     load on the server from two tools that share no code."""
     request = SCENARIOS[name].request
-    if name != HTTPERF_SCENARIO:
-        return {"skipped": HTTPERF_ELSEWHERE}
     paired = [rate for rate in rates if rate.stage == "paired"]
-    if not paired:
-        return {"skipped": "no paired rate was measured"}
-    if request.method != "GET":
-        return {
-            "skipped": f"httperf sends GETs here; {SCENARIOS[name].label} is a {request.method}"
-        }
+    skipped = httperf_skipped(name, paired)
+    if skipped is not None:
+        return {"skipped": skipped}
     half = capacities[baseline_arm(settings)] / 2
     rate = min(paired, key=lambda rate: abs(rate.rps - half))
     progress.begin(
@@ -337,19 +332,10 @@ def httperf_check(
         for index, (arm, app) in enumerate(apps.items()):
             for tool in ("lab", "httperf") if round_ % 2 == 0 else ("httperf", "lab"):
                 if tool == "lab":
+                    seed = settings.seed + 999_000 + 10 * round_ + index
                     lab[arm].append(
                         generator.run(
-                            OpenWindow(
-                                app.base_url + request.path,
-                                request,
-                                rate.rps,
-                                window_s,
-                                seed=settings.seed + 999_000 + 10 * round_ + index,
-                                process=settings.process,
-                                settle_s=settings.settle_s,
-                                connections=settings.connections,
-                                close_each=True,
-                            )
+                            a_connection_per_request(settings, app, name, rate, window_s, seed)
                         )
                     )
                 else:
@@ -372,6 +358,41 @@ def httperf_check(
         "arms": figures,
         "lab_windows": lab,
     }
+
+
+def httperf_skipped(name: str, paired: list[PlannedRate]) -> str | None:
+    """Why the httperf check does not run for this scenario, or None."""
+    request = SCENARIOS[name].request
+    if name != HTTPERF_SCENARIO:
+        return HTTPERF_ELSEWHERE
+    if not paired:
+        return "no paired rate was measured"
+    if request.method != "GET":
+        return f"httperf sends GETs here; {SCENARIOS[name].label} is a {request.method}"
+    return None
+
+
+def a_connection_per_request(
+    settings: LatencySettings,
+    app: RunningApp,
+    name: str,
+    rate: PlannedRate,
+    window_s: float,
+    seed: int,
+) -> OpenWindow:
+    """The lab generator's window beside httperf's: a connection per request, as httperf."""
+    request = SCENARIOS[name].request
+    return OpenWindow(
+        app.base_url + request.path,
+        request,
+        rate.rps,
+        window_s,
+        seed=seed,
+        process=settings.process,
+        settle_s=settings.settle_s,
+        connections=settings.connections,
+        close_each=True,
+    )
 
 
 @contextmanager

@@ -105,34 +105,16 @@ def summarise(
         }
         for key in keys
     }
-    ratios = {}
-    for key, reference in comparisons(subjects):
-        by_models: dict[str, dict[str, Any]] = {}
-        for count in models:
-            by_models[str(count)] = {}
-            rounds = {
-                who: {
-                    s["round"]: s
-                    for s in samples
-                    if s["subject"] == who and s["models"] == count and "unfinished" not in s
-                }
-                for who in (key, reference)
-            }
-            for metric in METRICS:
-                mine, theirs = (
-                    {
-                        number: s[metric]
-                        for number, s in rounds[who].items()
-                        if s.get(metric) is not None
-                    }
-                    for who in (key, reference)
-                )
-                by_models[str(count)][metric] = paired_ratio(mine, theirs).as_dict()
-        ratios[f"{key}/{reference}"] = {
+    ratios = {
+        f"{key}/{reference}": {
             "subject": key,
             "reference": reference,
-            "by_models": by_models,
+            "by_models": {
+                str(count): metric_ratios(samples, key, reference, count) for count in models
+            },
         }
+        for key, reference in comparisons(subjects)
+    }
     return {
         "seed": seed,
         "models": list(models),
@@ -154,6 +136,29 @@ def summarise(
         "ratios": ratios,
         "raw": samples,
     }
+
+
+def metric_ratios(
+    samples: list[dict[str, Any]], key: str, reference: str, count: int
+) -> dict[str, Any]:
+    """Every metric of `key` over `reference`'s at one size, paired by round (the processes that
+    finished, and the figures they have)."""
+    rounds = {
+        who: {
+            s["round"]: s
+            for s in samples
+            if s["subject"] == who and s["models"] == count and "unfinished" not in s
+        }
+        for who in (key, reference)
+    }
+    found = {}
+    for metric in METRICS:
+        mine, theirs = (
+            {number: s[metric] for number, s in rounds[who].items() if s.get(metric) is not None}
+            for who in (key, reference)
+        )
+        found[metric] = paired_ratio(mine, theirs).as_dict()
+    return found
 
 
 def median_of(scale: dict[str, Any], key: str, models: int, metric: str) -> float | None:

@@ -120,23 +120,7 @@ def measure_process(
     what = f"{subject.key}, {app.size} {SHAPES[app.shape].size_label}"
     routes = routes_of(app)
     launched = time.perf_counter()
-    try:
-        running: RunningApp = start_app(
-            subject.arm,
-            port=port,
-            workers=1,
-            database_url="",
-            cpus=cpus,
-            log_path=log_path,
-            environment=child_environment(PYTHONPATH=str(folder)),
-            timeout_s=bound_s,
-            poll_s=HEALTH_POLL_S,
-            command=import_timing_command(arm_python(subject.arm), uvicorn_args(port)),
-        )
-    except LabError:
-        if time.perf_counter() - launched >= bound_s:
-            raise Unfinished(f"over {bound_s:g} s") from None
-        raise Unfinished(f"failed: {exception_line(log_path)}") from None
+    running = start_timed(subject, folder, port=port, cpus=cpus, log_path=log_path, bound_s=bound_s)
     figures: dict[str, Any] = dict.fromkeys(METRICS)
     figures["to_health_s"] = time.perf_counter() - launched
     left_out = dict(skip or {})
@@ -162,6 +146,37 @@ def measure_process(
     if unfinished:
         figures["unfinished_metrics"] = unfinished
     return figures, running.versions
+
+
+def start_timed(
+    subject: Subject,
+    folder: Path,
+    *,
+    port: int,
+    cpus: tuple[int, ...] | None,
+    log_path: Path,
+    bound_s: float,
+) -> RunningApp:
+    """The app in `folder` started under the subject's arm, its import timed; Unfinished when
+    it takes longer than `bound_s` to answer /health, or fails."""
+    launched = time.perf_counter()
+    try:
+        return start_app(
+            subject.arm,
+            port=port,
+            workers=1,
+            database_url="",
+            cpus=cpus,
+            log_path=log_path,
+            environment=child_environment(PYTHONPATH=str(folder)),
+            timeout_s=bound_s,
+            poll_s=HEALTH_POLL_S,
+            command=import_timing_command(arm_python(subject.arm), uvicorn_args(port)),
+        )
+    except LabError:
+        if time.perf_counter() - launched >= bound_s:
+            raise Unfinished(f"over {bound_s:g} s") from None
+        raise Unfinished(f"failed: {exception_line(log_path)}") from None
 
 
 @dataclass

@@ -192,6 +192,13 @@ def main_module(idiom: str) -> str:
         f'app = FastAPI(title="The shapes mode\'s app, {idiom} idiom")',
         f"ITEMS_QUERY = Query(ge=1, le={MAX_ITEMS})",
     ]
+    lines += union_route_lines() + other_route_lines()
+    return "\n".join(lines) + "\n"
+
+
+def union_route_lines() -> list[str]:
+    """For every union size, plain and tagged: a page read, and a page validated."""
+    lines: list[str] = []
     for size in MEMBERS:
         for kind in ("plain", "tagged"):
             page = f"models.{kind.title()}Page{size}"
@@ -207,7 +214,12 @@ def main_module(idiom: str) -> str:
                 f"def validate_{kind}_{size}(page: {page}) -> Dict[str, int]:",
                 '    return {"count": len(page.items)}',
             ]
-    lines += [
+    return lines
+
+
+def other_route_lines() -> list[str]:
+    """The tree read and validated, rows parsed two ways, and /health with the versions."""
+    return [
         "",
         "",
         '@app.get("/tree", response_model=models.Tree)',
@@ -245,7 +257,6 @@ def main_module(idiom: str) -> str:
         "        },",
         "    }",
     ]
-    return "\n".join(lines) + "\n"
 
 
 def data_module() -> str:

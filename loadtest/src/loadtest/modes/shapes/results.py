@@ -9,7 +9,7 @@ from loadtest.analysis.cells import cell_flags, paired_cell
 from loadtest.analysis.paired_windows import by_group, served_rps
 from loadtest.analysis.ratio import paired_ratio
 from loadtest.lab.arms import comparisons
-from loadtest.load.cell_timetable import CellTiming
+from loadtest.load.cell_timetable import CellTiming, timetable_record
 from loadtest.load.cells import CellProbe, cell_slot
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
@@ -56,6 +56,18 @@ def within_arm_ratios(
     return found
 
 
+def settings_record(settings: ShapesSettings) -> dict[str, Any]:
+    """The run's settings as results.json records them."""
+    return {
+        "apps": list(settings.apps),
+        "members": list(settings.members),
+        "union_sizes": list(settings.union_sizes),
+        "validate_sizes": list(settings.validate_sizes),
+        "tree_depths": list(settings.tree_depths),
+        "row_sizes": list(settings.row_sizes),
+    } | timetable_record(settings)
+
+
 def build_shapes_results(
     settings: ShapesSettings,
     setup: PairedSetup,
@@ -86,21 +98,7 @@ def build_shapes_results(
     ]
     return {
         "pinning": setup.pinning.as_dict(),
-        "settings": {
-            "apps": list(settings.apps),
-            "members": list(settings.members),
-            "union_sizes": list(settings.union_sizes),
-            "validate_sizes": list(settings.validate_sizes),
-            "tree_depths": list(settings.tree_depths),
-            "row_sizes": list(settings.row_sizes),
-            "rounds": settings.pairs,
-            "window_s_min": settings.window_s,
-            "settle_s_min": settings.settle_s,
-            "warmup_s_per_app": settings.warmup_s,
-            "users_max": settings.users,
-            "workers": settings.workers,
-            "pin": settings.pin,
-        },
+        "settings": settings_record(settings),
         "versions": setup.versions,
         "kinds": KINDS,
         "comparisons": [f"{arm}/{reference}" for arm, reference in pairs],

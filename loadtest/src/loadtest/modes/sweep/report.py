@@ -236,37 +236,9 @@ def draw_gains(ax: Axes, results: dict[str, Any], shape: str) -> None:
         )
         for (x, gain), estimate in zip(points, estimates, strict=True):
             if gain["by"] == "cpu":  # hollow: read from app CPU
-                ax.plot(
-                    x,
-                    estimate,
-                    marker=marker,
-                    markersize=6,
-                    color=colour(arm),
-                    markerfacecolor="white",
-                    zorder=3,  # over the error bar's own, filled marker
-                )
+                hollow(ax, x, estimate, marker, colour(arm))
     if shape == "flat":
-        for x, low, high in JIRISPILKA:
-            ax.plot([x, x], [low, high], color=REFERENCE_COLOUR, linewidth=3)
-            ax.plot(x, (low + high) / 2, marker="x", color="#888888")
-        ax.plot(
-            [],
-            [],
-            marker="x",
-            color="#888888",
-            linestyle="none",
-            label="jirispilka/fastapi-pydantic-v2-benchmark:\nTestClient, FastAPI 0.100 "
-            "(their machine)",
-        )
-        ax.plot(
-            *SEED_004,
-            marker="*",
-            markersize=10,
-            color="#888888",
-            linestyle="none",
-            label="the FastAPI 0.100-beta article: READ\nsynthetic, 100 posts, ab -c 10 "
-            "(their machine)",
-        )
+        draw_published(ax)
     ax.axhline(1.0, color=REFERENCE_COLOUR, linewidth=0.8)
     log_bytes_axis(ax)
     ax.set_yscale("log")
@@ -276,6 +248,36 @@ def draw_gains(ax: Axes, results: dict[str, Any], shape: str) -> None:
     ax.set_title(shape)
     ax.set_xlabel("bytes of the body" if shape in BODY_SHAPES else "bytes of the answer")
     ax.grid(color=REFERENCE_COLOUR, linewidth=0.4)
+
+
+def hollow(ax: Axes, x: float, y: float, marker: str, tint: str) -> None:
+    """A hollow marker over the error bar's own, filled one: a gain read from app CPU."""
+    ax.plot(x, y, marker=marker, markersize=6, color=tint, markerfacecolor="white", zorder=3)
+
+
+def draw_published(ax: Axes) -> None:
+    """The published points, in grey: jirispilka's benchmark and the FastAPI 0.100 article."""
+    for x, low, high in JIRISPILKA:
+        ax.plot([x, x], [low, high], color=REFERENCE_COLOUR, linewidth=3)
+        ax.plot(x, (low + high) / 2, marker="x", color="#888888")
+    ax.plot(
+        [],
+        [],
+        marker="x",
+        color="#888888",
+        linestyle="none",
+        label="jirispilka/fastapi-pydantic-v2-benchmark:\nTestClient, FastAPI 0.100 "
+        "(their machine)",
+    )
+    ax.plot(
+        *SEED_004,
+        marker="*",
+        markersize=10,
+        color="#888888",
+        linestyle="none",
+        label="the FastAPI 0.100-beta article: READ\nsynthetic, 100 posts, ab -c 10 "
+        "(their machine)",
+    )
 
 
 def draw_cpu_per_post(ax: Axes, results: dict[str, Any], shape: str) -> None:

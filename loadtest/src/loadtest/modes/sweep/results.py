@@ -8,7 +8,7 @@ from typing import Any
 
 from loadtest.analysis.cells import cell_flags, paired_cell
 from loadtest.lab.arms import comparisons
-from loadtest.load.cell_timetable import CellTiming
+from loadtest.load.cell_timetable import CellTiming, timetable_record
 from loadtest.load.cells import CellProbe
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import PairedSetup
@@ -111,11 +111,4 @@ def describe_settings(settings: SweepSettings) -> dict[str, object]:
         "shapes": list(settings.shapes),
         "sizes": list(settings.sizes) if settings.sizes else None,
         "comments_per_post": settings.comments,
-        "rounds": settings.pairs,
-        "window_s_min": settings.window_s,
-        "settle_s_min": settings.settle_s,
-        "warmup_s_per_app": settings.warmup_s,
-        "users_max": settings.users,
-        "workers": settings.workers,
-        "pin": settings.pin,
-    }
+    } | timetable_record(settings)

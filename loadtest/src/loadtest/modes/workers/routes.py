@@ -7,7 +7,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -108,62 +108,84 @@ def every_route_in_every_worker(
     tries find a given worker of N); then each of those workers is sent the routes it lacks
     down its own connection, a thread per worker. A pass leaves work only where the server
     closed a connection between two requests; the next pass finds that worker again."""
-    seen: list[set[int]] = [set() for _ in routes]
-    deadline = time.monotonic() + bound_s
-    counter = {"sent": 0}
-    lock = threading.Lock()
-
-    def record(number: int, response: httpx.Response) -> int:
-        pid = answer_of(routes[number], response, what)
-        if pid not in pids:
-            raise Unfinished(f"failed: worker {pid} answered, not one of the first ready")
-        with lock:
-            seen[number].add(pid)
-            counter["sent"] += 1
-        return pid
-
-    def lacking() -> set[int]:
-        return {pid for served_by in seen for pid in pids - served_by}
-
-    def on_own_connection(pid: int, client: httpx.Client) -> None:
-        for number, route in enumerate(routes):
-            if pid not in seen[number] and time.monotonic() < deadline:
-                try:
-                    response = client.request(route.method, route.path, json=route.body)
-                except httpx.TransportError:
-                    return  # closed between two requests: the next pass finds this worker again
-                record(number, response)
-
+    coverage = Coverage(routes, pids, what, time.monotonic() + bound_s)
     try:
-        while needed := lacking():
-            if time.monotonic() > deadline:
-                left = sum(1 for served_by in seen if served_by != pids)
+        while needed := coverage.lacking():
+            if time.monotonic() > coverage.deadline:
+                left = sum(1 for served_by in coverage.seen if served_by != pids)
                 raise Unfinished(
-                    f"over {bound_s:g} s (after {counter['sent']} requests, {left} routes "
+                    f"over {bound_s:g} s (after {coverage.sent} requests, {left} routes "
                     "not yet served by every worker)"
                 )
             with ExitStack() as held_open:
-                held: dict[int, httpx.Client] = {}
-                for attempt in range(16 * len(pids) + 16):
-                    if needed <= set(held) or time.monotonic() > deadline:
-                        break
-                    client = held_open.enter_context(
-                        httpx.Client(base_url=base_url, timeout=bound_s, limits=ONE_CONNECTION)
-                    )
-                    number = attempt % len(routes)
-                    route = routes[number]
-                    pid = record(number, client.request(route.method, route.path, json=route.body))
-                    if pid in needed:
-                        held.setdefault(pid, client)
+                held = coverage.hold_connections(held_open, base_url, bound_s, needed)
                 if held:
                     with ThreadPoolExecutor(max_workers=len(held)) as pool:
-                        list(pool.map(on_own_connection, held, held.values()))
-        answered = {pid: sum(pid in by for by in seen) for pid in sorted(pids)}
-        return counter["sent"], answered
+                        list(pool.map(coverage.on_own_connection, held, held.values()))
+        answered = {pid: sum(pid in by for by in coverage.seen) for pid in sorted(pids)}
+        return coverage.sent, answered
     except httpx.TimeoutException:
         raise Unfinished(f"over {bound_s:g} s (a request)") from None
     except httpx.TransportError as error:  # a worker died under a request
         raise Unfinished(f"failed: {exception_line(log_path) or error}") from None
+
+
+@dataclass
+class Coverage:
+    """Which worker has answered which route so far (`seen`, a set of pids per route), and the
+    requests it took."""
+
+    routes: tuple[WarmRoute, ...]
+    pids: set[int]
+    what: str
+    deadline: float  # the monotonic clock's
+    seen: list[set[int]] = field(init=False)
+    sent: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.seen = [set() for _ in self.routes]
+
+    def record(self, number: int, response: httpx.Response) -> int:
+        pid = answer_of(self.routes[number], response, self.what)
+        if pid not in self.pids:
+            raise Unfinished(f"failed: worker {pid} answered, not one of the first ready")
+        with self.lock:
+            self.seen[number].add(pid)
+            self.sent += 1
+        return pid
+
+    def lacking(self) -> set[int]:
+        return {pid for served_by in self.seen for pid in self.pids - served_by}
+
+    def hold_connections(
+        self, held_open: ExitStack, base_url: str, bound_s: float, needed: set[int]
+    ) -> dict[int, httpx.Client]:
+        """Connections opened (and kept in `held_open`) until each worker in `needed` holds
+        one, each asked one route on the way: a connection per worker found."""
+        held: dict[int, httpx.Client] = {}
+        for attempt in range(16 * len(self.pids) + 16):
+            if needed <= set(held) or time.monotonic() > self.deadline:
+                break
+            client = held_open.enter_context(
+                httpx.Client(base_url=base_url, timeout=bound_s, limits=ONE_CONNECTION)
+            )
+            number = attempt % len(self.routes)
+            route = self.routes[number]
+            pid = self.record(number, client.request(route.method, route.path, json=route.body))
+            if pid in needed:
+                held.setdefault(pid, client)
+        return held
+
+    def on_own_connection(self, pid: int, client: httpx.Client) -> None:
+        """The routes the worker lacks, down its own connection."""
+        for number, route in enumerate(self.routes):
+            if pid not in self.seen[number] and time.monotonic() < self.deadline:
+                try:
+                    response = client.request(route.method, route.path, json=route.body)
+                except httpx.TransportError:
+                    return  # closed between two requests: the next pass finds this worker again
+                self.record(number, response)
 
 
 def collect_in_every_worker(

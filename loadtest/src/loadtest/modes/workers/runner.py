@@ -207,20 +207,26 @@ def time_target(
                 console.print(f"    {subject.key}: {why}", highlight=False)
             samples.append(entry)
         if number == 0:
-            took = time.monotonic() - began
-            checks = (
-                f", then the limit check ({len(settings.apps)} arms, a minute or more each)"
-                if settings.check_limit_mib is not None and target == settings.targets[0]
-                else ""
-            )
-            console.print(
-                f"    a round takes about {took:.0f} s: "
-                f"{took * (settings.rounds - 1):.0f} s to go for {target.name}{checks}",
-                highlight=False,
-            )
+            print_time_to_go(settings, target, time.monotonic() - began, console)
     if all("unfinished" in sample for sample in samples):
         raise LabError(f"{target.name}: no subject finished in any round: nothing to report")
     return samples
+
+
+def print_time_to_go(
+    settings: WorkersSettings, target: Target, took: float, console: Console
+) -> None:
+    """After the first round: how long the others will take, and the limit check after them."""
+    checks = (
+        f", then the limit check ({len(settings.apps)} arms, a minute or more each)"
+        if settings.check_limit_mib is not None and target == settings.targets[0]
+        else ""
+    )
+    console.print(
+        f"    a round takes about {took:.0f} s: "
+        f"{took * (settings.rounds - 1):.0f} s to go for {target.name}{checks}",
+        highlight=False,
+    )
 
 
 def plural(count: int, word: str) -> str:
