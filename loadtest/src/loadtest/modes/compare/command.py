@@ -29,7 +29,7 @@ from loadtest.modes.options import (
     positive_int,
     seconds_between,
 )
-from loadtest.pipeline.settings import QUICK
+from loadtest.pipeline.settings import QUICK, BenchmarkSettings
 
 CALLED_FROM = "LAB_CALLED_FROM"  # test.sh: where it was called from
 SUMMARY = (
@@ -40,7 +40,7 @@ SUMMARY = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    defaults, quick = CompareSettings(), QUICK
+    defaults = CompareSettings()
     parser.description = (
         "Measure any two or more services the way the benchmark measures the lab's apps: "
         "FILE declares the arms (a command to start, or a URL already running), the scenarios "
@@ -54,6 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the compare file (TOML), relative to where ./test.sh is called from",
     )
+    add_timetable_options(parser, defaults, QUICK)
+    add_permission_options(parser)
+    add_results_dir(parser)
+
+
+def add_timetable_options(
+    parser: argparse.ArgumentParser, defaults: CompareSettings, quick: BenchmarkSettings
+) -> None:
+    """How long and how precisely: quick, pairs, repeats, precision, budget, windows, users."""
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -103,6 +112,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         help=f"concurrent locust users (default: the file's, else {defaults.users})",
     )
+
+
+def add_permission_options(parser: argparse.ArgumentParser) -> None:
+    """What a run lets pass, and what it skips."""
     parser.add_argument(
         "--allow-different",
         action="store_true",
@@ -125,7 +138,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="time every scenario with the file's, the command line's or the benchmark's users, "
         "window and settle, without first fitting them to the service (docs/compare.md)",
     )
-    add_results_dir(parser)
 
 
 def settings_from(arguments: argparse.Namespace) -> CompareSettings:

@@ -73,6 +73,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{defaults.window_s:g} s windows per rate), 3 with --quick. Results go to "
         "results/<UTC timestamp>-latency/."
     )
+    add_what_to_load(parser, defaults)
+    add_how_to_load(parser, defaults)
+    add_ports(parser)
+    add_results_dir(parser)
+    add_no_pin(parser, "the apps, and the generator with PostgreSQL, to separate CPUs")
+
+
+def add_what_to_load(parser: argparse.ArgumentParser, defaults: LatencySettings) -> None:
+    """What is loaded: the scenarios, the arms and the rates."""
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -105,6 +114,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(which still run); a rate the load generator cannot hold on this machine is refused "
         "before any arm starts",
     )
+
+
+def add_how_to_load(parser: argparse.ArgumentParser, defaults: LatencySettings) -> None:
+    """How it is loaded: rounds, windows, arrivals, connections, and the extra rates and checks."""
     parser.add_argument(
         "--rounds",
         type=enough_for_an_interval("rounds"),
@@ -145,9 +158,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "missing) and the lab's generator, each with a connection per request, p50/p99 side "
         "by side",
     )
-    add_ports(parser)
-    add_results_dir(parser)
-    add_no_pin(parser, "the apps, and the generator with PostgreSQL, to separate CPUs")
 
 
 def settings_from(arguments: argparse.Namespace) -> LatencySettings:

@@ -77,6 +77,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the shape's sizes, comma-separated: models (service, chain, recursive, generic), "
         "union members (union) or routes per model (routes); default: the shape's own",
     )
+    add_variant_options(parser)
+    parser.add_argument(
+        "--bound",
+        type=seconds_between(5, 3600),
+        help="seconds a process may take, start, every route and /openapi.json (default: the "
+        "shape's, 60)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=whole_number,
+        default=0,
+        help="the generator's seed: the same seed gives the same apps (default 0)",
+    )
+    add_apps(parser)
+    add_ports(parser)
+    add_no_pin(parser, "the timed app processes to the apps' half of the CPUs")
+    add_results_dir(parser)
+
+
+def add_variant_options(parser: argparse.ArgumentParser) -> None:
+    """Which variants of each arm: defer_build, the shape's own, flat routes."""
     defer = parser.add_mutually_exclusive_group()
     defer.add_argument(
         "--defer-build",
@@ -103,22 +124,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add, for every arm, the same app with every route declared on the app itself "
         "(no APIRouter, no include_router): what nesting routers costs",
     )
-    parser.add_argument(
-        "--bound",
-        type=seconds_between(5, 3600),
-        help="seconds a process may take, start, every route and /openapi.json (default: the "
-        "shape's, 60)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=whole_number,
-        default=0,
-        help="the generator's seed: the same seed gives the same apps (default 0)",
-    )
-    add_apps(parser)
-    add_ports(parser)
-    add_no_pin(parser, "the timed app processes to the apps' half of the CPUs")
-    add_results_dir(parser)
 
 
 def settings_from(arguments: argparse.Namespace) -> ScaleSettings:

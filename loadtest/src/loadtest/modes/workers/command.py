@@ -83,6 +83,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"a first look: 1 round, {','.join(map(str, QUICK_WORKERS))} workers, "
         f"{QUICK_LOAD_S:g} s of load in the check (about 3 minutes)",
     )
+    add_what_to_serve(parser)
+    add_how_to_measure(parser)
+    add_apps(parser, default=DEFAULT_APPS)
+    add_ports(parser)
+    add_no_pin(
+        parser,
+        "the servers to the apps' half of the CPUs and the runner, which calls them, to the other",
+    )
+    add_results_dir(parser)
+
+
+def add_what_to_serve(parser: argparse.ArgumentParser) -> None:
+    """What is served: worker counts, servers, the generated app and the lab's."""
     parser.add_argument(
         "--workers",
         type=number_list("workers", 1, MAX_WORKERS),
@@ -123,6 +136,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve the lab's own app only, no generated app",
     )
+
+
+def add_how_to_measure(parser: argparse.ArgumentParser) -> None:
+    """How it is measured: rounds, memory limits and their check, the bound, the seed."""
     parser.add_argument(
         "--rounds",
         type=positive_int,
@@ -167,13 +184,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0,
         help="the generator's seed, as scale's (default 0)",
     )
-    add_apps(parser, default=DEFAULT_APPS)
-    add_ports(parser)
-    add_no_pin(
-        parser,
-        "the servers to the apps' half of the CPUs and the runner, which calls them, to the other",
-    )
-    add_results_dir(parser)
 
 
 def settings_from(arguments: argparse.Namespace) -> WorkersSettings:
