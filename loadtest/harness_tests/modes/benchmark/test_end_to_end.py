@@ -82,7 +82,7 @@ def test_run_writes_complete_results(finished_run) -> None:
             (fastapi_ratio, "v2-latest", "v2"),
         ]
         for ratio, arm, reference in pairs:
-            # Every round, but one whose reference window the machine stalled empty.
+            # Every round, but one where the machine stalled either window empty.
             assert ratio["pairs"] == pairs_expected(windows, arm, reference, scenario=name)
             assert [entry["pairs"] for entry in ratio["per_repeat"]] == [ratio["pairs"]]
             if ratio["ci95_low"] is not None:

@@ -77,6 +77,26 @@ def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
         read_compare_file(path)
 
 
+def test_a_file_not_in_utf8_is_one_line(tmp_path: Path) -> None:
+    """Path.read_text decodes: before, its UnicodeDecodeError escaped as a traceback."""
+    path = tmp_path / "latin1.toml"
+    path.write_bytes('baseline = "caf\u00e9"\n'.encode("latin-1"))
+    with pytest.raises(FileError) as caught:
+        read_compare_file(path)
+    assert str(caught.value) == f"{path}: not UTF-8 text"
+
+
+def test_an_arm_with_a_bad_command_and_a_bad_cwd_is_told_the_command_first(
+    tmp_path: Path,
+) -> None:
+    """The fields are checked in the order the file's reader has always checked them."""
+    text = (
+        'baseline = "old"\n[arms.old]\ncommand = 3\nport = 8001\ncwd = "absent"\n'
+        '[arms.new]\nurl = "http://127.0.0.1:8002"\n' + SCENARIO
+    )
+    assert ":3: arms.old.command: expected " in failure(tmp_path, text)
+
+
 def test_not_valid_toml_names_the_line_toml_found(tmp_path: Path) -> None:
     text = 'baseline = "old"\n[arms.old\nport = 8001\n'
     message = failure(tmp_path, text)

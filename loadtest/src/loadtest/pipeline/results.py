@@ -201,6 +201,14 @@ def cross_check_results(
         ratios[scenario] = {}
         arms = sorted({record.arm for record in windows if record.scenario == scenario})
         for arm in arms:
+            # An empty window is no pair here too (analysis/paired_windows.py): counted aloud.
+            flags += [
+                f"{labels[scenario]} {arm} ({tool}): {flag}"
+                for flag in window_flags(
+                    [r for r in windows if r.scenario == scenario and r.arm == arm]
+                )
+                if "served no request" in flag
+            ]
             if baseline is None or arm == baseline:
                 continue
             figures = ratio_results(windows, scenario, arm, baseline)

@@ -273,14 +273,14 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
         text = path.read_text()
     except OSError as error:
         raise FileError(f"{path}: cannot read it: {error.strerror}") from None
+    except UnicodeDecodeError:  # read_text decodes: a file that is not UTF-8 fails here
+        raise FileError(f"{path}: not UTF-8 text") from None
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         at = re.search(r"\(at line (\d+), column \d+\)", str(error))
         where = f"{path}:{at.group(1)}" if at else str(path)
         raise FileError(f"{where}: not valid TOML: {error}") from None
-    except UnicodeDecodeError:
-        raise FileError(f"{path}: not UTF-8 text") from None
     except RecursionError:  # tomllib parses nested arrays and tables by recursion
         raise FileError(f"{path}: nested too deeply for a compare file") from None
 
@@ -378,13 +378,12 @@ def read_arm(
     )
     if port is None:
         raise reader.fail(f"{field}.port", "an arm with a command needs the port it listens on")
+    command = read_command(reader, entry["command"], f"{field}.command", port)
     # normpath, not resolve: a virtual environment's python is a symlink that must stay one.
     cwd = Path(os.path.normpath(folder / reader.string(entry.get("cwd", "."), f"{field}.cwd")))
     if not cwd.is_dir():
         raise reader.fail(f"{field}.cwd", f"{cwd} is not a folder")
-    command = program_found(
-        reader, read_command(reader, entry["command"], f"{field}.command", port), cwd, field
-    )
+    command = program_found(reader, command, cwd, field)
     environment = tuple(
         (key, item.replace(PORT_PLACEHOLDER, str(port)))
         for key, item in reader.string_table(entry.get("env", {}), f"{field}.env")
