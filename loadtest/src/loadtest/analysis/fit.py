@@ -130,7 +130,7 @@ def choose(
     slowest_rps = max(at_users[slowest].rps, 1e-3)
     p99_s = max((level.p99_ms or 0.0) for level in at_users.values()) / 1000
     settle = choose_settle(p99_s, explicit, label, why, notes)
-    window = choose_window((slowest, slowest_rps), p99_s, settle, explicit, (label, why, notes))
+    window = choose_window(slowest, slowest_rps, p99_s, settle, explicit, label, why, notes)
     return Timetable(users, window, settle, tuple(why), tuple(notes), dict(levels))
 
 
@@ -199,16 +199,17 @@ def choose_settle(
 
 
 def choose_window(
-    slowest: tuple[str, float],
+    slowest_arm: str,
+    slowest_rps: float,
     p99_s: float,
     settle: float,
     explicit: Mapping[str, float],
-    said: tuple[str, list[str], list[str]],
+    label: str,
+    why: list[str],
+    notes: list[str],
 ) -> float:
     """Enough time for REQUESTS_PER_WINDOW of the slowest arm after the settle, or the window
-    set (noted if it holds fewer). `said`: the label, and the why and notes lists."""
-    slowest_arm, slowest_rps = slowest
-    label, why, notes = said
+    set (noted if it holds fewer)."""
     needed = settle + REQUESTS_PER_WINDOW / slowest_rps
     fitted_window = up(
         min(MAX_WINDOW_S, max(MIN_WINDOW_S, needed, P99_MULTIPLE * p99_s, 2 * settle))

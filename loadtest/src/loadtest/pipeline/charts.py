@@ -19,7 +19,7 @@ from loadtest.output.charts import (
     shade_handles,
     to_svg,
 )
-from loadtest.pipeline.tables import comparisons, health_path, scenario_label
+from loadtest.pipeline.tables import Comparison, comparisons, health_path, scenario_label
 
 # The reference experiment's published v2/v1 ratios (FastAPI 0.98 + Pydantic 1 against
 # FastAPI 0.100-beta + Pydantic 2, ab -n 1000 -c 10, its own machine): ../shared/seeds.
@@ -76,6 +76,34 @@ def rps_figure(results: dict[str, Any]) -> Figure:
     return figure
 
 
+def ratio_bar(
+    ax: Axes,
+    position: float,
+    figures: dict[str, Any],
+    comparison: Comparison,
+    *,
+    width: float,
+    label: str | None,
+    **style: Any,
+) -> None:
+    """One paired ratio with its 95% CI, in its arm's colour; hatched where the reference is
+    not the baseline."""
+    bar_with_value(
+        ax,
+        position,
+        figures["estimate"],
+        figures["ci95_low"],
+        figures["ci95_high"],
+        f"{figures['estimate']:.2f}x",
+        width=width,
+        color=colour(comparison.arm),
+        hatch=None if comparison.over_baseline else "//",
+        edgecolor="white",
+        label=label,
+        **style,
+    )
+
+
 def ratio_figure(results: dict[str, Any]) -> Figure:
     """The main chart: every ratio with its 95% CI, beside the reference experiment's."""
     pairs = comparisons(results)
@@ -87,17 +115,12 @@ def ratio_figure(results: dict[str, Any]) -> Figure:
             figures = comparison.figures(results, name)
             if not figures or figures["estimate"] is None:
                 continue
-            bar_with_value(
+            ratio_bar(
                 ax,
                 index + (position - len(pairs) / 2) * width,
-                figures["estimate"],
-                figures["ci95_low"],
-                figures["ci95_high"],
-                f"{figures['estimate']:.2f}x",
+                figures,
+                comparison,
                 width=width,
-                color=colour(comparison.arm),
-                hatch=None if comparison.over_baseline else "//",
-                edgecolor="white",
                 label=comparison.label if index == 0 else None,
             )
     # The published study's bars beside the lab's own scenarios, never beside a compare file's.
@@ -300,19 +323,14 @@ def run_comparison_figure(runs: list[tuple[str, dict[str, Any]]]) -> Figure:
             figures = comparison.figures(results, name)
             if not figures or figures["estimate"] is None:
                 continue
-            bar_with_value(
+            ratio_bar(
                 ax,
                 index + (position - (len(slots) - 1) / 2) * width,
-                figures["estimate"],
-                figures["ci95_low"],
-                figures["ci95_high"],
-                f"{figures['estimate']:.2f}x",
+                figures,
+                comparison,
                 width=width,
-                color=colour(comparison.arm),
-                alpha=1.0 if run_index == 0 else 0.55,
-                hatch=None if comparison.over_baseline else "//",
-                edgecolor="white",
                 label=f"{label}, {name_of_run}" if index == 0 else None,
+                alpha=1.0 if run_index == 0 else 0.55,
                 fontsize=7,
             )
     labels_of = [scenario_label(runs[-1][1], name) for name in scenarios]
