@@ -31,5 +31,6 @@ def drop_database(server_url: str, database: str) -> None:
 
 
 def truncate_posts(database_url: str) -> None:
+    """Empty the posts table, and with it their comments and tags."""
     with psycopg.connect(database_url, autocommit=True) as connection:
-        connection.execute("TRUNCATE posts RESTART IDENTITY")
+        connection.execute("TRUNCATE posts, comments, post_tags, tags RESTART IDENTITY")

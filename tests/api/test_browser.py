@@ -19,6 +19,7 @@ OPERATIONS = (
     {"/posts", "/posts_synthetic", "/posts/{post_id}", "/health"}
     | {f"{LADDER_PREFIX}/{rung}" for rung in RUNG_NAMES}
     | {"/posts_bulk", "/payloads/flat", "/payloads/nested", "/payloads/validate"}
+    | {"/posts_related/eager", "/posts_related/lazy", "/statements"}
 )
 
 pytestmark = pytest.mark.skipif(

@@ -64,6 +64,8 @@ def database_requests(client: httpx.Client) -> list[tuple[str, str, dict]]:
     created = client.post("/posts", json=NEW_POST).json()
     return [
         ("GET", "/posts?per_page=5", {}),
+        ("GET", "/posts_related/eager?per_page=5", {}),
+        ("GET", "/posts_related/lazy?per_page=5", {}),
         ("GET", f"/posts/{created['id']}", {}),
         ("POST", "/posts", {"json": NEW_POST}),
         ("PUT", f"/posts/{created['id']}", {"json": NEW_POST}),
@@ -123,5 +125,6 @@ def test_exactly_the_database_routes_take_a_slot(client: httpx.Client) -> None:
         "/posts_synthetic",
         "/postsx",
         "/payloads/flat",
+        "/statements",
     ):
         assert not uses_database(path), path

@@ -44,10 +44,19 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         ("GET", "/payloads/flat"),
         ("GET", "/payloads/nested"),
         ("POST", "/payloads/validate"),
+        ("GET", "/posts_related/eager"),
+        ("GET", "/posts_related/lazy"),
+        ("GET", "/statements"),
     } | {("GET", f"{LADDER_PREFIX}/{rung}") for rung in RUNG_NAMES}
     # 503: every operation that uses the database answers it after DATABASE_TIMEOUT_SECONDS.
     assert v1_operations[("GET", "/posts")]["status_codes"] == ["200", "422", "503"]
     assert v1_operations[("GET", "/posts_synthetic")]["status_codes"] == ["200", "422"]
+    for loading in ("eager", "lazy"):
+        assert v1_operations[("GET", f"/posts_related/{loading}")]["status_codes"] == [
+            "200",
+            "422",
+            "503",
+        ]
     assert v1_operations[("GET", "/posts/{post_id}")]["status_codes"] == [
         "200",
         "404",

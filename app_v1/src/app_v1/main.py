@@ -2,7 +2,7 @@
 
 import pydantic.v1
 
-from app_v1 import payload_schemas, schemas, serialization
+from app_v1 import payload_schemas, related_schemas, schemas, serialization
 from commons.application import build_app
 from commons.routes import SchemaSet
 
@@ -23,6 +23,7 @@ app = build_app(
         post_ids=payload_schemas.PostIds,
         validated_posts=payload_schemas.ValidatedPosts,
         nested_posts_out=payload_schemas.NestedPostsOut,
+        related_posts_out=related_schemas.RelatedPostsOut,
     ),
     pydantic_version=pydantic.VERSION,  # the installed distribution: 1.10 or 2 (v1-shim)
     pydantic_v1_version=PYDANTIC_V1_VERSION,

@@ -2,7 +2,7 @@
 
 import pydantic
 
-from app_v2 import payload_schemas, schemas, serialization
+from app_v2 import payload_schemas, related_schemas, schemas, serialization
 from commons.application import build_app
 from commons.routes import SchemaSet
 
@@ -21,6 +21,7 @@ app = build_app(
         post_ids=payload_schemas.PostIds,
         validated_posts=payload_schemas.ValidatedPosts,
         nested_posts_out=payload_schemas.NestedPostsOut,
+        related_posts_out=related_schemas.RelatedPostsOut,
     ),
     pydantic_version=pydantic.VERSION,
     pydantic_compiled=PYDANTIC_COMPILED,

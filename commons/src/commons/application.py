@@ -21,7 +21,10 @@ from commons.hardening.payload_rows import PayloadRows, PayloadRowsMiddleware
 from commons.health import build_health_router, collect_versions
 from commons.ladder import build_ladder_router
 from commons.payload_routes import build_payload_router
+from commons.related_routes import build_related_router
+from commons.related_rows import RELATED_PREFIX
 from commons.routes import SchemaSet, build_posts_router
+from commons.statement_count import build_statements_router, count_statements
 
 
 def build_app(
@@ -51,11 +54,14 @@ def build_app(
     )
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
+    app.state.statement_count = count_statements(engine)
     app.include_router(build_posts_router(schemas))
+    app.include_router(build_related_router(schemas))
     app.include_router(build_ladder_router(schemas))
     app.include_router(build_payload_router(schemas))
     versions = collect_versions(pydantic_version, pydantic_compiled, pydantic_v1_version)
     app.include_router(build_health_router(versions))
+    app.include_router(build_statements_router())
     # Added first, so it runs inside BodySizeLimit: bodies it buffers are already bounded.
     app.add_middleware(
         DatabaseSlotsMiddleware,
@@ -92,7 +98,9 @@ def uses_database(path: str) -> bool:
     slot (commons/hardening/database_deadline.py); /posts_synthetic, /docs and the rest never
     wait for one. tests/api/test_frozen_database.py checks it against the routes that document a
     503."""
-    return path in ("/posts", "/posts_bulk", "/health") or path.startswith("/posts/")
+    return path in ("/posts", "/posts_bulk", "/health") or path.startswith(
+        ("/posts/", f"{RELATED_PREFIX}/")
+    )
 
 
 def database_slot_count(settings: Settings) -> int | None:

@@ -5,7 +5,7 @@ from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy import func, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from commons.input_rules import to_utc
 from commons.models import Post
@@ -25,13 +25,23 @@ class PostInput(Protocol):
 
 
 def list_posts(
-    *, session: Session, limit: int, offset: int, newest_first: bool = False
+    *,
+    session: Session,
+    limit: int,
+    offset: int,
+    newest_first: bool = False,
+    with_related: bool = False,
 ) -> Sequence[Post]:
+    """A page of visible posts; `with_related`: their comments and tags loaded with them, one
+    SELECT per relationship (selectinload), instead of one per post and relationship when the
+    answer reads them (the default, lazy loader)."""
     published_at = Post.published_at.desc() if newest_first else Post.published_at.asc()
     post_id = Post.id.desc() if newest_first else Post.id.asc()
     statement = (
         select(Post).where(VISIBLE).order_by(published_at, post_id).limit(limit).offset(offset)
     )
+    if with_related:
+        statement = statement.options(selectinload(Post.comments), selectinload(Post.tags))
     return session.scalars(statement).all()
 
 

@@ -16,6 +16,7 @@ from commons.hardening.database_deadline import (
     deadline_of,
 )
 from commons.models import Base
+from commons.statement_count import UNCOUNTED
 
 # Any constant works; it only has to be the same in every process creating the schema.
 SCHEMA_LOCK_KEY = 0x5079_6C61_6221  # "Pylab!"
@@ -71,7 +72,7 @@ def database_serves_posts(engine: Engine) -> bool:
     read the posts table. (`SELECT 1` alone answered while the table could not be read, and
     /health said ok while /posts failed.)"""
     try:
-        with engine.connect() as connection:
+        with engine.connect().execution_options(**UNCOUNTED) as connection:
             connection.execute(text("SELECT 1 FROM posts LIMIT 1"))
     except (SQLAlchemyError, DatabaseDeadlineExceeded):
         return False
@@ -83,9 +84,11 @@ def create_session_factory(engine: Engine) -> sessionmaker[Session]:
 
 
 def get_db(request: Request) -> Iterator[Session]:
-    """One session per request, from the factory the app was built with."""
+    """One session per request, from the factory the app was built with (and counted, for
+    statements per request: commons/statement_count.py)."""
     check_deadline()
     session: Session = request.app.state.session_factory()
+    request.app.state.statement_count.count_session()
     try:
         yield session
     finally:

@@ -22,6 +22,7 @@ MAX_PAGE = 1_000_000
 
 PerPage = Annotated[int, Query(ge=1, le=MAX_PER_PAGE, description="Posts per page.")]
 PostId = Annotated[int, Path(description="The post's id.")]
+Page = Annotated[int, Query(ge=0, le=MAX_PAGE, description="Zero-based page.")]
 # The integer parameters, which every arm reads from ASCII digits only (AsciiIntegersRoute).
 INTEGER_PARAMETERS = (
     ("path", "post_id"),
@@ -67,6 +68,8 @@ class SchemaSet:
     post_ids: type[Any]  # {"ids": [...]}
     validated_posts: type[Any]  # {"count": n}
     nested_posts_out: type[Any]  # {"posts": [a post with its author and comments]}
+    # The related rows' (commons/related_routes.py): posts with their comments and tags.
+    related_posts_out: type[Any]
 
 
 class AsciiIntegersRoute(APIRoute):
@@ -134,7 +137,7 @@ def build_posts_router(schemas: SchemaSet) -> APIRouter:
     def list_posts(
         session: SessionDep,
         per_page: PerPage = DEFAULT_PER_PAGE,
-        page: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Zero-based page.")] = 0,
+        page: Page = 0,
         # Order and PostIn are the app's own (its schema set): types chosen at run time.
         order: Annotated[Order, Query(description="By published_at, then id.")] = ascending,  # type: ignore[valid-type]
     ) -> Any:
