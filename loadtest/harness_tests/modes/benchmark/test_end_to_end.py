@@ -73,6 +73,11 @@ def test_run_writes_complete_results(finished_run) -> None:
                 assert not [flag for flag in scenario["flags"] if word in flag], scenario["flags"]
         write = results["apps"][app]["scenarios"]["write"]
         assert write["acknowledged_writes"] == write["new_rows"] > 0
+        # Counted at the arm's engine: one SELECT a page, one INSERT a post, none in memory.
+        assert {
+            name: results["apps"][app]["scenarios"][name]["statements_per_request"]
+            for name in SCENARIOS
+        } == {"read": 1.0, "synthetic": None, "write": 1.0}
     windows = results["windows"]
     for name in SCENARIOS:
         [fastapi_ratio] = results["ratios_between_arms"][name].values()

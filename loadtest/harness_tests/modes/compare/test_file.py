@@ -449,6 +449,15 @@ def test_the_lab_file_builds_the_benchmarks_own_plan() -> None:
     }
 
 
+def test_the_related_rows_file_builds_the_benchmarks_plan_for_its_scenarios() -> None:
+    """`compare examples/lab-related.toml` is `./test.sh --scenarios read-eager,read-lazy`."""
+    file = read_compare_file(EXAMPLES / "lab-related.toml")
+    settings = replace(BenchmarkSettings(), scenarios=("read-eager", "read-lazy"))
+    assert file.plan == settings.plan
+    assert file.plan.reads_related_rows and not BenchmarkSettings().plan.reads_related_rows
+    assert file.dataset_size == settings.dataset_size
+
+
 def test_the_burn_example_reads() -> None:
     file = read_compare_file(EXAMPLES / "burn.toml")
     plan = file.plan

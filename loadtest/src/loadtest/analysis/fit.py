@@ -365,3 +365,28 @@ def timed(settings: Settings, timetable: Timetable | None) -> Settings:
         window_s=timetable.window_s,
         settle_s=timetable.settle_s,
     )
+
+
+def declared_timetables(
+    settings: PairedLoadSettings, plan: PairedPlan, set_by_hand: tuple[str, ...]
+) -> dict[str, Timetable]:
+    """Without --fit, each scenario's timetable where one of them declares its own (load/
+    scenarios.py: the related rows' slow pages), the run's for the others; empty where none
+    does. Values set on the command line are kept, as the fit keeps them."""
+    if not any(scenario.timetable for scenario in plan.scenarios):
+        return {}
+    timetables = {}
+    for scenario in plan.scenarios:
+        declared = scenario.timetable
+        if declared is None:
+            why = f"the run's: {settings.users} users, {settings.window_s:g} s windows"
+            timetables[scenario.name] = Timetable(
+                settings.users, settings.window_s, settings.settle_s, why=(why,)
+            )
+            continue
+        kept = {name: getattr(settings, name) for name in set_by_hand}
+        chosen = replace(declared, **kept)
+        timetables[scenario.name] = Timetable(
+            chosen.users, chosen.window_s, chosen.settle_s, why=(declared.why,)
+        )
+    return timetables

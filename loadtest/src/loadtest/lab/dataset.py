@@ -1,9 +1,12 @@
-"""The deterministic dataset: every app run starts from exactly the same rows."""
+"""The deterministic dataset: every app run starts from exactly the same rows, posts and their
+comments and tags (commons/related_rows.py)."""
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 
 import psycopg
+
+from commons.related_rows import RELATED_PREFIX, load_related_rows
 
 FIRST_PUBLISHED_AT = datetime(2020, 1, 1, tzinfo=UTC)  # then one post an hour, into 2021
 WRITTEN_BEFORE = timedelta(days=2)  # each post is created two days before it is published ...
@@ -29,18 +32,27 @@ def dataset_rows(size: int) -> Iterator[tuple[datetime, datetime, datetime, str,
         )
 
 
-def load_dataset(database_url: str, size: int) -> None:
-    """Empty the posts table and fill it with `size` deterministic posts (ids 1..size)."""
+def load_dataset(database_url: str, size: int, *, related_rows: bool = False) -> None:
+    """Empty the posts table and its related ones, and fill them with `size` deterministic
+    posts (ids 1..size) and, with `related_rows`, their comments and tags (left empty
+    otherwise: 100,000 comments take 2-3 s to write, in every repeat; needs_related_rows)."""
     with psycopg.connect(database_url) as connection:
-        connection.execute("TRUNCATE posts RESTART IDENTITY")
+        connection.execute("TRUNCATE posts, comments, post_tags, tags RESTART IDENTITY")
         with connection.cursor().copy(
             "COPY posts (created_at, updated_at, published_at, title, content) FROM STDIN"
         ) as copy:
             for row in dataset_rows(size):
                 copy.write_row(row)
+        if related_rows:
+            load_related_rows(connection)
         connection.commit()
     with psycopg.connect(database_url, autocommit=True) as connection:
-        connection.execute("VACUUM ANALYZE posts")
+        connection.execute("VACUUM ANALYZE posts, comments, post_tags, tags")
+
+
+def needs_related_rows(paths: Iterable[str]) -> bool:
+    """Whether requests to these paths read the posts' comments and tags."""
+    return any(path.startswith(RELATED_PREFIX) for path in paths)
 
 
 def count_posts_titled(database_url: str, titles: list[str]) -> dict[str, int]:

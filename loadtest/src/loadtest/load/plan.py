@@ -3,12 +3,13 @@ WRITE; the ladder's rungs; the sweep's cells), and per schedule slot the request
 send, which one locust user (locustfiles/paired_user.py) reads from a plan file."""
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from loadtest.lab.apps import lab_service
 from loadtest.lab.arms import ARMS, baseline_of, comparisons
+from loadtest.lab.dataset import needs_related_rows
 from loadtest.lab.files import write_text_safely
 from loadtest.lab.services import Service
 
@@ -78,6 +79,17 @@ class Request:
 
 
 @dataclass(frozen=True)
+class ScenarioTimetable:
+    """A scenario's own users and windows, for requests far slower than the benchmark's fixed
+    timetable is made for (analysis/fit.py's declared_timetables); `why`, in words."""
+
+    users: int
+    window_s: float
+    settle_s: float
+    why: str
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A request every arm of a plan is loaded with, and its name and label in reports."""
 
@@ -91,6 +103,9 @@ class Scenario:
     fields: tuple[str, ...] = ()
     vary: tuple[str, ...] = ()
     read_back: str | None = None
+    # The benchmark's timetable for it, where the run's own does not fit its requests (not
+    # part of what it asks: a compare file's scenario sets its timetable in [options]).
+    timetable: ScenarioTimetable | None = field(default=None, compare=False)
 
     @property
     def path(self) -> str:
@@ -121,6 +136,11 @@ class PairedPlan:
             if service.name == arm:
                 return service
         raise KeyError(f"the plan has no service {arm!r}")
+
+    @property
+    def reads_related_rows(self) -> bool:
+        """Whether a scenario reads the posts' comments and tags: the dataset holds them then."""
+        return needs_related_rows(scenario.path for scenario in self.scenarios)
 
     def scenario(self, name: str) -> Scenario:
         for scenario in self.scenarios:

@@ -1,11 +1,26 @@
-"""The lab's three scenarios, READ, READ synthetic and WRITE (the reference experiment's): what
-the benchmark loads every arm with, what the web UI offers, what the profile drives."""
+"""The lab's scenarios: READ, READ synthetic and WRITE (the reference experiment's), what the
+benchmark loads every arm with by default, what the web UI offers, what the profile drives; and
+READ related, eager and lazy (a page of posts with their comments and tags, commons/
+related_routes.py), run when asked (--scenarios)."""
 
 import json
 
-from loadtest.load.plan import ARM_PLACEHOLDER, Request, Scenario
+from commons.related_rows import RELATED_PREFIX
+from loadtest.load.plan import ARM_PLACEHOLDER, Request, Scenario, ScenarioTimetable
 
 READ_PER_PAGE = 100  # as in the reference experiment
+RELATED_PER_PAGE = 20  # a page of 20 posts: 41 statements lazily, 3 eagerly
+# What --fit chose for them on a 2-vCPU VM (2026-11-28): 4 users kept every arm's CPU busy, and
+# v1's lazy page took 40 ms of CPU (25 r/s). Under the benchmark's 10 users, 0.6 s windows and
+# 0.2 s settle, its requests outlasted the settle and the next arm's windows began with the
+# previous arm still busy, in every window.
+RELATED_TIMETABLE = ScenarioTimetable(
+    users=4,
+    window_s=3.0,
+    settle_s=0.5,
+    why="users 4, windows 3 s, settle 0.5 s: the scenario's own (a page with its rows costs "
+    "10-40 ms of CPU, where the benchmark's 10 users and 0.6 s windows are for ~3 ms requests)",
+)
 POST_LIST_PREFIX = '{"posts":['
 POST_MARKER = '"is_published":'  # once per post of an answer
 WRITE_TITLE = "Benchmark write"
@@ -64,6 +79,22 @@ SCENARIOS = {
             vary=("id", "updated_at"),
             read_back="/posts/{id}",
         ),
+        Scenario(
+            "read-eager",
+            "READ related, eager",
+            post_list(f"{RELATED_PREFIX}/eager?per_page={RELATED_PER_PAGE}", RELATED_PER_PAGE),
+            fields=POST_LIST_FIELDS,
+            timetable=RELATED_TIMETABLE,
+        ),
+        Scenario(
+            "read-lazy",
+            "READ related, lazy",
+            post_list(f"{RELATED_PREFIX}/lazy?per_page={RELATED_PER_PAGE}", RELATED_PER_PAGE),
+            fields=POST_LIST_FIELDS,
+            timetable=RELATED_TIMETABLE,
+        ),
     )
 }
 SCENARIO_NAMES = tuple(SCENARIOS)
+# What the benchmark measures unless told (--scenarios), and every published run measured.
+DEFAULT_SCENARIOS = ("read", "synthetic", "write")

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from loadtest.lab.dataset import count_posts_titled
+from loadtest.lab.dataset import count_posts_titled, needs_related_rows
 from loadtest.load.plan import JSON_HEADERS, Request, Scenario
 
 POST_OUT_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -20,12 +20,21 @@ POST_OUT_TYPES: dict[str, type | tuple[type, ...]] = {
     "is_published": bool,
 }
 
+# A related post's rows (commons/related_routes.py): its comments' fields and its tags'.
+RELATED_FIELDS = {
+    "comments": {"id", "text", "created_at", "word_count"},
+    "tags": {"id", "name"},
+}
 
-def post_shape_problems(post: Any) -> list[str]:
+
+def post_shape_problems(post: Any, related: bool = False) -> list[str]:
     if not isinstance(post, dict):
         return [f"a post is {type(post).__name__}, not an object"]
-    if set(post) != set(POST_OUT_TYPES):
-        return [f"post fields are {sorted(post)}, expected {sorted(POST_OUT_TYPES)}"]
+    expected = set(POST_OUT_TYPES) | (set(RELATED_FIELDS) if related else set())
+    if set(post) != expected:
+        return [f"post fields are {sorted(post)}, expected {sorted(expected)}"]
+    if related and (problem := related_rows_problem(post)):
+        return [problem]
     problems = [
         f"{name} is {type(post[name]).__name__}"
         for name, expected in POST_OUT_TYPES.items()
@@ -38,6 +47,16 @@ def post_shape_problems(post: Any) -> list[str]:
         except ValueError:
             problems.append(f"{name} {post[name]!r} is not an ISO timestamp")
     return problems
+
+
+def related_rows_problem(post: dict[str, Any]) -> str | None:
+    for name, fields in RELATED_FIELDS.items():
+        rows = post[name]
+        if not isinstance(rows, list) or any(
+            not isinstance(row, dict) or set(row) != fields for row in rows
+        ):
+            return f"{name} of post {post['id']} are not a list of {sorted(fields)}"
+    return None
 
 
 def response_problems(response: httpx.Response, expected_status: int) -> list[str]:
@@ -60,9 +79,12 @@ def verify_list(client: httpx.Client, request: Request) -> list[str]:
     posts = body["posts"]
     if len(posts) != request.count:
         return [f"{len(posts)} posts, expected {request.count}"]
+    related = needs_related_rows([request.path])
     for post in posts:
-        if problems := post_shape_problems(post):
+        if problems := post_shape_problems(post, related):
             return problems
+    if related and not any(post["comments"] for post in posts):
+        return ["no post of the page has a comment: the dataset's related rows are missing"]
     return []
 
 

@@ -5,7 +5,7 @@ rows; each arm's memory after the load; and how long a run is planned to take.""
 import time
 from pathlib import Path
 
-from loadtest.analysis.fit import probe_seconds
+from loadtest.analysis.fit import declared_timetables, probe_seconds, timed
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.database import LabDatabase
 from loadtest.lab.dataset import count_posts_titled
@@ -13,6 +13,7 @@ from loadtest.lab.memory import MemoryReading, PeakMemorySampler
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.startup import SECONDS_PER_SAMPLE
+from loadtest.lab.statements import read_statements, statements_between
 from loadtest.load.calibration import CALIBRATION_S
 from loadtest.load.paired import locust_start_s, run_schedule
 from loadtest.load.plan import SlotLoad
@@ -27,8 +28,15 @@ QUIET_S = 1.0  # let the apps go quiet before idle/after memory readings
 
 
 def planned_seconds(settings: BenchmarkSettings) -> float:
-    per_scenario = len(settings.apps) * (settings.warmup_s + settings.pairs * settings.window_s)
-    load = settings.repeats * len(settings.scenarios) * (per_scenario + locust_start_s(settings))
+    declared = (
+        {} if settings.fit else declared_timetables(settings, settings.plan, settings.set_by_hand)
+    )
+    per_scenario = [
+        len(settings.apps)
+        * (settings.warmup_s + settings.pairs * timed(settings, declared.get(name)).window_s)
+        for name in settings.scenarios
+    ]
+    load = settings.repeats * (sum(per_scenario) + len(per_scenario) * locust_start_s(settings))
     if settings.cross_check:
         wrk_scenarios = [name for name in CROSS_CHECK_SCENARIOS if name in settings.scenarios]
         rounds = settings.repeats * settings.pairs * len(wrk_scenarios)
@@ -79,6 +87,7 @@ def measure_scenario(
     counted_in = database if count_rows and writes else None
     titles = [write_title(arm) for arm in apps]
     rows_before = count_posts_titled(counted_in.url, titles) if counted_in else {}
+    statements_before = {arm: read_statements(app.base_url) for arm, app in apps.items()}
     schedule, records, locust = run_schedule(
         settings,
         lambda start: build_schedule(
@@ -104,6 +113,10 @@ def measure_scenario(
         during=f"the {name} scenario",
         repeat=repeat,
     )
+    statements = {
+        arm: statements_between(statements_before[arm], read_statements(app.base_url))
+        for arm, app in apps.items()
+    }
     tallies = tally_by_name(locust.entries)
     warmup_requests = per_slot(tallies, "requests", WARMUP)
     run = ScenarioRun(
@@ -116,6 +129,7 @@ def measure_scenario(
         failures=per_slot(tallies, "failures"),
         warmup_requests={arm: warmup_requests.get(arm, 0) for arm in apps},
         writes=writes,
+        statements={arm: count for arm, count in statements.items() if count is not None},
     )
     if counted_in is not None:
         rows_after = count_posts_titled(counted_in.url, titles)

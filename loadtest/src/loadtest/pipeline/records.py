@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loadtest.lab.memory import MemoryReading
+from loadtest.lab.statements import StatementCount
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.windows import WindowRecord
 
@@ -39,3 +40,6 @@ class ScenarioRun:
     # Rows each arm stored, counted in the database; None where they are not counted (a
     # compare file's service keeps its own database).
     new_rows: dict[str, int] | None = None
+    # SQL statements each arm sent and sessions it opened over the run (lab/statements.py);
+    # an arm that has no count (no /statements route) is left out.
+    statements: dict[str, StatementCount] = field(default_factory=dict)

@@ -14,6 +14,7 @@ from loadtest.analysis.ratio import SIGNIFICANT_DIGITS, PairedRatio
 from loadtest.analysis.stats import round_or_none, summarize
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
+from loadtest.lab.statements import per_request
 from loadtest.load.histograms import merge_histograms, percentile_ms
 from loadtest.load.windows import WindowRecord
 from loadtest.output.text import format_ratio
@@ -124,6 +125,9 @@ def scenario_results(
         "app_cpu_busy_median": round_or_none(median_or_none(busy), 3),
         "app_cpu_busy_min": round_or_none(min(busy, default=None), 3),
     }
+    counts = [run.statements[arm] for run in runs if arm in run.statements]
+    if counts:  # counted at the arm's engine (lab/statements.py); None: no request used one
+        figures["statements_per_request"] = round_or_none(per_request(counts), 2)
     if any(run.writes for run in runs):
         figures |= write_figures(arm, runs, flags)
     figures["flags"] = flags

@@ -5,7 +5,7 @@ from typing import ClassVar
 
 from loadtest.analysis.limits import CI_HALF_WIDTH_LIMIT
 from loadtest.load.plan import PairedPlan, plan_lab_arms
-from loadtest.load.scenarios import SCENARIO_NAMES, SCENARIOS
+from loadtest.load.scenarios import DEFAULT_SCENARIOS, SCENARIOS
 from loadtest.load.settings import PairedLoadSettings
 
 
@@ -17,7 +17,7 @@ class BenchmarkSettings(PairedLoadSettings):
     pairs: int = 8  # per repeat: each repeat's median is one value of the interval's five
     startup_samples: int = 5  # fresh starts per arm, timed to the first 200 on /health
     dataset_size: int = 10_000
-    scenarios: tuple[str, ...] = SCENARIO_NAMES
+    scenarios: tuple[str, ...] = DEFAULT_SCENARIOS
     docker: bool = False  # against docker-compose.yml instead of local processes
     cross_check: bool = False  # READ and READ synthetic again with wrk
     # --fit: users, window and settle fitted to the arms per scenario first (analysis/fit.py).

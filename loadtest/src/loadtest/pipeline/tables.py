@@ -242,7 +242,8 @@ def table_rows(
 
 def scenario_rows(results: dict[str, Any], name: str, arms: list[str]) -> list[list[str]]:
     """A scenario's rows: r/s, its ratios (to the baseline, of CPU, wrk's, between arms),
-    latency percentiles and CPU per request."""
+    latency percentiles, CPU per request and, where the arms counted them, SQL statements per
+    request."""
     baseline = results["settings"]["baseline"]
     label = scenario_label(results, name)
     figures_of = {arm: results["apps"][arm]["scenarios"][name] for arm in arms}
@@ -297,6 +298,9 @@ def scenario_rows(results: dict[str, Any], name: str, arms: list[str]) -> list[l
             ),
         ]
     )
+    statements = [figures_of[arm].get("statements_per_request") for arm in arms]
+    if any(count is not None for count in statements):  # counted at the arms' engines
+        rows.append([f"{label} SQL statements/request", *(format_number(n, 1) for n in statements)])
     return rows
 
 

@@ -92,7 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--scenarios",
         type=choice_list(SCENARIO_NAMES),
         default=defaults.scenarios,
-        help=f"scenarios to measure (default {','.join(defaults.scenarios)})",
+        help=f"scenarios to measure, of {','.join(SCENARIO_NAMES)} (default "
+        f"{','.join(defaults.scenarios)}; read-eager and read-lazy read a page of posts with "
+        "their comments and tags: docs/related-rows.md)",
     )
     add_dataset_size(parser, READ_PER_PAGE, defaults.dataset_size)
     parser.add_argument(

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from loadtest.analysis.fit import Timetable, fit_scenario, timed
+from loadtest.analysis.fit import Timetable, declared_timetables, fit_scenario, timed
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import DEFAULT_ARMS, rotations
 from loadtest.lab.database import LabDatabase
@@ -28,7 +28,7 @@ from loadtest.lab.pinning import PinningPlan, plan_pinning
 from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.startup import StartupSamples, measure_startup
 from loadtest.load.paired import app_cpu_capacity
-from loadtest.load.scenarios import SCENARIO_NAMES
+from loadtest.load.scenarios import DEFAULT_SCENARIOS
 from loadtest.load.verify import verify_scenario
 from loadtest.load.windows import WindowRecord
 from loadtest.modes.session import RunSession, check_local_arms, open_session, start_arms
@@ -82,6 +82,8 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             timetables = fit_timetables(
                 settings, database, pinning, run_dir, progress, session.environment
             )
+        else:
+            timetables = declared_timetables(settings, settings.plan, settings.set_by_hand)
         for repeat in range(1, settings.repeats + 1):
             repeat_lives, repeat_runs, repeat_cross_check = run_repeat(
                 settings,
@@ -109,7 +111,7 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             pinning=pinning,
             cross_check_windows=cross_check_windows,
             cross_check_tool=cross_check_tool,
-            timetables=timetables if settings.fit else None,
+            timetables=timetables or None,
         )
     )
     move_latest(settings, run_dir, console)
@@ -183,7 +185,7 @@ def pin_and_start_database(settings: BenchmarkSettings, session: RunSession) -> 
 def move_latest(settings: BenchmarkSettings, run_dir: Path, console: Console) -> None:
     """results/latest, once the run's results.json and reports are written: it points at the
     newest run of every default arm and scenario on the fixed timetable."""
-    complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == SCENARIO_NAMES
+    complete = set(DEFAULT_ARMS) <= set(settings.apps) and settings.scenarios == DEFAULT_SCENARIOS
     if complete and not settings.fit:
         link_latest(settings.results_dir, run_dir)
     else:
@@ -216,7 +218,7 @@ def run_repeat(
     lives = {arm: ArmLife(arm, repeat) for arm in order}
     runs: list[ScenarioRun] = []
     cross_check: list[WindowRecord] = []
-    load_dataset(database.url, settings.dataset_size)
+    load_dataset(database.url, settings.dataset_size, related_rows=settings.plan.reads_related_rows)
     with ExitStack() as stack:
         apps = start_arms(
             stack,
@@ -283,7 +285,7 @@ def fit_timetables(
     memory figures or database hold the probe's load, and every repeat is timed alike."""
     folder = run_dir / "runs" / "fit"
     folder.mkdir(parents=True, exist_ok=True)
-    load_dataset(database.url, settings.dataset_size)
+    load_dataset(database.url, settings.dataset_size, related_rows=settings.plan.reads_related_rows)
     timetables: dict[str, Timetable] = {}
     with ExitStack() as stack:
         apps = start_arms(

@@ -252,7 +252,7 @@ def run_repeat(
     lives = {arm: ArmLife(arm, repeat) for arm in order}
     runs: list[ScenarioRun] = []
     if database is not None:
-        load_dataset(database.url, settings.dataset_size)
+        load_dataset(database.url, settings.dataset_size, related_rows=plan.reads_related_rows)
     with ExitStack() as stack:
         apps = start_arms(settings, order, session, database, repeat_dir, stack, lives)
         session.begin_measuring()

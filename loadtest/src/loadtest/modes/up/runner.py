@@ -40,7 +40,7 @@ def run_interactive(settings: UpSettings, console: Console, log_dir: Path) -> No
         )
     with ExitStack() as stack:
         database = provide_database(stack)
-        load_dataset(database.url, settings.dataset_size)
+        load_dataset(database.url, settings.dataset_size, related_rows=True)
         apps = []
         for app_name in settings.apps:
             app = start_app(
