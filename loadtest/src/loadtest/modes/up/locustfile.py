@@ -1,6 +1,6 @@
 """The web UI's users (`./test.sh up`, and the locust service of docker-compose.yml): one class
-per scenario of the lab, READ, READ synthetic and WRITE, loading the Host the UI names, checked
-as the benchmark checks them under load (load/scenarios.py)."""
+per scenario of the lab, READ, READ synthetic, WRITE and READ related (eager and lazy), loading
+the Host the UI names, checked as the benchmark checks them under load (load/scenarios.py)."""
 
 from locust import FastHttpUser, constant, task
 
@@ -38,3 +38,15 @@ class WriteUser(ScenarioUser):
     """POST /posts with a fixed body."""
 
     scenario = "write"
+
+
+class RelatedEagerUser(ScenarioUser):
+    """GET /posts_related/eager?per_page=20: posts with their comments and tags, 3 statements."""
+
+    scenario = "read-eager"
+
+
+class RelatedLazyUser(ScenarioUser):
+    """GET /posts_related/lazy?per_page=20: the same, loaded lazily, 41 statements."""
+
+    scenario = "read-lazy"

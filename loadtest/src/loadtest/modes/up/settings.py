@@ -9,7 +9,13 @@ LOCUST_WEB_PORT = 8089
 # The web UI's user class for each scenario (locustfile.py; a test holds the two together). The
 # runner names one on locust's command line instead of importing the locustfile: it never
 # shares locust's gevent monkey-patching.
-USER_CLASSES = {"read": "ReadUser", "synthetic": "SyntheticUser", "write": "WriteUser"}
+USER_CLASSES = {
+    "read": "ReadUser",
+    "synthetic": "SyntheticUser",
+    "write": "WriteUser",
+    "read-eager": "RelatedEagerUser",
+    "read-lazy": "RelatedLazyUser",
+}
 
 
 @dataclass(frozen=True)
