@@ -45,7 +45,7 @@ def related_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any
         "--warmup",
         "1",
         "--window",
-        "0.8",
+        "1.0",
         "--users",
         "1",
         "--dataset",
@@ -83,9 +83,11 @@ def test_the_scenarios_own_settle_is_kept_beside_what_was_set_by_hand(related_ru
     results, run_dir, _ = related_run
     for name in RELATED:
         timetable = results["timetable"][name]
-        assert (timetable["users"], timetable["window_s"], timetable["settle_s"]) == (1, 0.8, 0.5)
-        assert timetable["why"] == [RELATED_TIMETABLE.why]
-    assert "READ related, eager 1 users × 0.8s" in (run_dir / "report.md").read_text()
+        assert (timetable["users"], timetable["window_s"], timetable["settle_s"]) == (1, 1.0, 0.5)
+        assert (timetable["why"], timetable["notes"]) == ([RELATED_TIMETABLE.why], [])
+    report = (run_dir / "report.md").read_text()
+    assert "READ related, eager 1 users × 1s" in report
+    assert "## Timetable\n\nPer scenario: its own where it declares one" in report
 
 
 def test_only_a_scenario_that_declares_a_timetable_changes_the_runs() -> None:
@@ -97,7 +99,13 @@ def test_only_a_scenario_that_declares_a_timetable_changes_the_runs() -> None:
     assert (read.users, read.window_s, read.settle_s) == (10, 0.6, 0.2)
     assert (lazy.users, lazy.window_s, lazy.settle_s) == (4, 3.0, 0.5)
     kept = declared_timetables(replace(mixed, users=7), mixed.plan, ("users",))["read-lazy"]
-    assert (kept.users, kept.window_s) == (7, 3.0)
+    assert (kept.users, kept.window_s, kept.notes) == (7, 3.0, ())
+    # A window set by hand bounds the settle to half of it, as the fit does, and says so.
+    short = replace(mixed, window_s=0.6)
+    bounded = declared_timetables(short, short.plan, ("window_s",))["read-lazy"]
+    assert (bounded.window_s, bounded.settle_s) == (0.6, 0.3)
+    [note] = bounded.notes
+    assert note.startswith("READ related, lazy: its own settle of 0.5 s is more than half")
     # The time the progress bar plans: the related pages' windows are five times as long.
     assert planned_seconds(mixed) > planned_seconds(replace(default, scenarios=("read", "write")))
 

@@ -14,6 +14,7 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.pinning import plan_pinning
 from loadtest.lab.services import Service
 from loadtest.load.plan import Request
+from loadtest.load.scenarios import RELATED_TIMETABLE
 from loadtest.modes.compare.file import (
     OPTIONS,
     CompareFile,
@@ -456,6 +457,12 @@ def test_the_related_rows_file_builds_the_benchmarks_plan_for_its_scenarios() ->
     assert file.plan == settings.plan
     assert file.plan.reads_related_rows and not BenchmarkSettings().plan.reads_related_rows
     assert file.dataset_size == settings.dataset_size
+    # The timetable the benchmark gives these scenarios (a scenario's own is not compared).
+    assert file.options == {
+        "users": RELATED_TIMETABLE.users,
+        "window_s": RELATED_TIMETABLE.window_s,
+        "settle_s": RELATED_TIMETABLE.settle_s,
+    }
 
 
 def test_the_burn_example_reads() -> None:

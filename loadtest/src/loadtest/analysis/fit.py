@@ -372,7 +372,8 @@ def declared_timetables(
 ) -> dict[str, Timetable]:
     """Without --fit, each scenario's timetable where one of them declares its own (load/
     scenarios.py: the related rows' slow pages), the run's for the others; empty where none
-    does. Values set on the command line are kept, as the fit keeps them."""
+    does. Values set on the command line are kept, and a window set by hand bounds the settle
+    to half of it, as the fit keeps and bounds them (with a note where it had to)."""
     if not any(scenario.timetable for scenario in plan.scenarios):
         return {}
     timetables = {}
@@ -386,7 +387,17 @@ def declared_timetables(
             continue
         kept = {name: getattr(settings, name) for name in set_by_hand}
         chosen = replace(declared, **kept)
+        notes: tuple[str, ...] = ()
+        if "window_s" in kept and chosen.settle_s > chosen.window_s / 2:
+            # As the fit does: a window set by hand bounds the settle, half of it is counted.
+            chosen = replace(chosen, settle_s=chosen.window_s / 2)
+            notes = (
+                f"{scenario.label}: its own settle of {declared.settle_s:g} s is more than half "
+                f"the window set by hand ({chosen.window_s:g} s): settling {chosen.settle_s:g} "
+                "s, so the previous arm's requests may still run into the counted time; give "
+                "a longer window",
+            )
         timetables[scenario.name] = Timetable(
-            chosen.users, chosen.window_s, chosen.settle_s, why=(declared.why,)
+            chosen.users, chosen.window_s, chosen.settle_s, why=(declared.why,), notes=notes
         )
     return timetables

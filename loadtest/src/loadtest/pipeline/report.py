@@ -66,13 +66,15 @@ def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
         "counted)"
     )
     why = timetable_why_lines(results)
+    how = (
+        "## Timetable (--fit)\n\nFitted per scenario on fresh arms before the repeats, from a "
+        "probe at 1 to 32 users (docs/compare.md):"
+        if settings.get("fit", True)
+        else "## Timetable\n\nPer scenario: its own where it declares one (load/scenarios.py), "
+        "the run's for the others:"
+    )
     timetable_section = (
-        "## Timetable (--fit)\n\n"
-        "Fitted per scenario on fresh arms before the repeats, from a probe at 1 to 32 users "
-        "(docs/compare.md):"
-        "\n\n" + "\n".join(f"- {line}" for line in why) + "\n\n"
-        if why
-        else ""
+        how + "\n\n" + "\n".join(f"- {line}" for line in why) + "\n\n" if why else ""
     )
     text = f"""# {" vs ".join(arms)} — benchmark report
 

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import baseline_of, rotations
-from loadtest.lab.dataset import load_dataset
+from loadtest.lab.dataset import load_dataset, needs_related_rows
 from loadtest.lab.errors import LabError
 from loadtest.lab.packages import ensure_package
 from loadtest.lab.progress import ProgressDisplay
@@ -86,7 +86,8 @@ def run_latency(settings: LatencySettings, console: Console) -> Path:
         refuse_asked_rates(settings.rates, limits)
         progress.note(generator_line(limits))
         database = session.start_database()
-        load_dataset(database.url, settings.dataset_size)
+        paths = (SCENARIOS[name].path for name in settings.scenarios)
+        load_dataset(database.url, settings.dataset_size, related_rows=needs_related_rows(paths))
         pinning = session.pinning  # as the database left it
         apps = {
             arm: start_probed_arm(

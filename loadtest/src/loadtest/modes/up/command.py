@@ -22,7 +22,7 @@ from loadtest.modes.up.settings import LOCUST_WEB_PORT, USER_CLASSES, UpSettings
 
 SUMMARY = (
     "PostgreSQL with the dataset, every arm and the locust web UI loading one scenario, until "
-    "Ctrl-C (ready in about 6 s)"
+    "Ctrl-C (ready in about 12 s)"
 )
 
 
@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Start PostgreSQL (embedded, or DATABASE_URL's) with the dataset, every arm, and "
         "locust's web UI loading one scenario (--scenario), for browsing /docs and loading one "
-        "arm by hand; everything stops on Ctrl-C. Ready in about 6 seconds."
+        "arm by hand; everything stops on Ctrl-C. Ready in about 12 seconds (the posts' comments "
+        "and tags take 3-4 of them)."
     )
     add_apps(parser)
     add_users(parser, defaults.users)
