@@ -66,6 +66,9 @@ def database_requests(client: httpx.Client) -> list[tuple[str, str, dict]]:
         ("GET", "/posts?per_page=5", {}),
         ("GET", "/posts_related/eager?per_page=5", {}),
         ("GET", "/posts_related/lazy?per_page=5", {}),
+        ("GET", "/async/posts?per_page=5", {}),
+        ("POST", "/async/posts", {"json": NEW_POST}),
+        ("GET", "/async/posts_related/eager?per_page=5", {}),
         ("GET", f"/posts/{created['id']}", {}),
         ("POST", "/posts", {"json": NEW_POST}),
         ("PUT", f"/posts/{created['id']}", {"json": NEW_POST}),
@@ -126,5 +129,6 @@ def test_exactly_the_database_routes_take_a_slot(client: httpx.Client) -> None:
         "/postsx",
         "/payloads/flat",
         "/statements",
+        "/async/posts_synthetic",
     ):
         assert not uses_database(path), path

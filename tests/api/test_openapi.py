@@ -47,6 +47,10 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         ("GET", "/posts_related/eager"),
         ("GET", "/posts_related/lazy"),
         ("GET", "/statements"),
+        ("GET", "/async/posts"),
+        ("POST", "/async/posts"),
+        ("GET", "/async/posts_synthetic"),
+        ("GET", "/async/posts_related/eager"),
     } | {("GET", f"{LADDER_PREFIX}/{rung}") for rung in RUNG_NAMES}
     # 503: every operation that uses the database answers it after DATABASE_TIMEOUT_SECONDS.
     assert v1_operations[("GET", "/posts")]["status_codes"] == ["200", "422", "503"]

@@ -7,6 +7,8 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 from sqlalchemy import Engine
 
+from commons.async_database import create_async_database_engine, create_async_session_factory
+from commons.async_routes import ASYNC_PREFIX, build_async_router
 from commons.config import ConfigurationError, Settings, load_settings
 from commons.database import (
     DatabaseUnavailableError,
@@ -54,9 +56,12 @@ def build_app(
     )
     app.state.engine = engine
     app.state.session_factory = create_session_factory(engine)
-    app.state.statement_count = count_statements(engine)
+    async_engine = create_async_database_engine(settings)
+    app.state.async_session_factory = create_async_session_factory(async_engine)
+    app.state.statement_count = count_statements(engine, async_engine.sync_engine)
     app.include_router(build_posts_router(schemas))
     app.include_router(build_related_router(schemas))
+    app.include_router(build_async_router(schemas))
     app.include_router(build_ladder_router(schemas))
     app.include_router(build_payload_router(schemas))
     versions = collect_versions(pydantic_version, pydantic_compiled, pydantic_v1_version)
@@ -98,8 +103,8 @@ def uses_database(path: str) -> bool:
     slot (commons/hardening/database_deadline.py); /posts_synthetic, /docs and the rest never
     wait for one. tests/api/test_frozen_database.py checks it against the routes that document a
     503."""
-    return path in ("/posts", "/posts_bulk", "/health") or path.startswith(
-        ("/posts/", f"{RELATED_PREFIX}/")
+    return path in ("/posts", "/posts_bulk", "/health", f"{ASYNC_PREFIX}/posts") or path.startswith(
+        ("/posts/", f"{RELATED_PREFIX}/", f"{ASYNC_PREFIX}{RELATED_PREFIX}/")
     )
 
 

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Select, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from commons.input_rules import to_utc
@@ -35,6 +35,13 @@ def list_posts(
     """A page of visible posts; `with_related`: their comments and tags loaded with them, one
     SELECT per relationship (selectinload), instead of one per post and relationship when the
     answer reads them (the default, lazy loader)."""
+    return session.scalars(list_posts_statement(limit, offset, newest_first, with_related)).all()
+
+
+def list_posts_statement(
+    limit: int, offset: int, newest_first: bool = False, with_related: bool = False
+) -> Select[Post]:
+    """The SELECT of a page of visible posts, ordered by publication time (then id)."""
     published_at = Post.published_at.desc() if newest_first else Post.published_at.asc()
     post_id = Post.id.desc() if newest_first else Post.id.asc()
     statement = (
@@ -42,7 +49,7 @@ def list_posts(
     )
     if with_related:
         statement = statement.options(selectinload(Post.comments), selectinload(Post.tags))
-    return session.scalars(statement).all()
+    return statement
 
 
 def get_post(*, session: Session, post_id: int) -> Post | None:
@@ -56,14 +63,18 @@ def get_post(*, session: Session, post_id: int) -> Post | None:
 
 
 def create_post(*, session: Session, post_in: PostInput) -> Post:
-    post = Post(
+    post = new_post(post_in)
+    session.add(post)
+    session.commit()
+    return post
+
+
+def new_post(post_in: PostInput) -> Post:
+    return Post(
         title=post_in.title,
         content=post_in.content,
         published_at=to_utc(post_in.published_at),
     )
-    session.add(post)
-    session.commit()
-    return post
 
 
 def create_posts(*, session: Session, posts_in: Sequence[PostInput]) -> list[int]:

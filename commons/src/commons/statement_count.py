@@ -42,9 +42,11 @@ class StatementCount:
             return {"statements": self.statements, "sessions": self.sessions, "pid": os.getpid()}
 
 
-def count_statements(engine: Engine) -> StatementCount:
+def count_statements(*engines: Engine) -> StatementCount:
+    """One count over the engines (the sync one, and the async one's sync_engine)."""
     count = StatementCount()
-    event.listen(engine, "before_cursor_execute", count.count_statement)
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", count.count_statement)
     return count
 
 

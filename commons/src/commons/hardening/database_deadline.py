@@ -114,8 +114,10 @@ def shut_down_socket(dbapi_connection: Any) -> None:
     """Make the connection's blocked read or write return at once: the driver then reports the
     connection lost, and SQLAlchemy invalidates it. Works on a duplicate of the descriptor, so
     psycopg still owns (and later closes) its own."""
+    # The async engine's is SQLAlchemy's adapter around psycopg's AsyncConnection.
+    driver_connection = getattr(dbapi_connection, "driver_connection", dbapi_connection)
     try:
-        descriptor = os.dup(dbapi_connection.pgconn.socket)
+        descriptor = os.dup(driver_connection.pgconn.socket)
     except Exception:  # already closed: nothing is blocked on it
         return
     with socket.socket(fileno=descriptor) as duplicate:
