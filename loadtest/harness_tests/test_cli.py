@@ -94,7 +94,11 @@ def test_comparisons_follow_the_arms_that_run() -> None:
         (["--repeats", "0"], "0 must be at least 1"),
         (["--users", "many"], "'many' is not a whole number"),
         (["--apps", "v3"], "choose from v1, v1-shim, v2, v2-latest"),
-        (["--scenarios", ""], "choose from read, synthetic, write, read-eager, read-lazy"),
+        (
+            ["--scenarios", ""],
+            "choose from read, synthetic, write, read-eager, read-lazy, async-read, "
+            "async-synthetic, async-write",
+        ),
         (["--warmup", "0.5"], "between 1 and 3600 seconds"),
         (["--window", "0.3"], "must be between 0.4 and 600 seconds"),
         (["--pairs", "5"], "5 is below 6, the fewest pairs that give a ratio its 95% interval"),

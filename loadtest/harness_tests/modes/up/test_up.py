@@ -61,8 +61,8 @@ def test_the_web_ui_loads_only_the_scenario_it_was_started_with(tmp_path) -> Non
         said = " ".join(" ".join(printed).split())
         assert (
             "loading READ synthetic (SyntheticUser: GET /posts_synthetic?per_page=100) and "
-            "nothing else; ./test.sh up --scenario read|write|read-eager|read-lazy for another."
-            in said
+            "nothing else; ./test.sh up --scenario read|write|read-eager|read-lazy|async-read|"
+            "async-synthetic|async-write for another." in said
         )
         ui = f"http://127.0.0.1:{ui_port}"
         with httpx.Client(timeout=10) as client:

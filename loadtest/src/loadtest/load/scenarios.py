@@ -1,9 +1,11 @@
 """The lab's scenarios: READ, READ synthetic and WRITE (the reference experiment's), what the
 benchmark loads every arm with by default, what the web UI offers, what the profile drives; and
 READ related, eager and lazy (a page of posts with their comments and tags, commons/
-related_routes.py), run when asked (--scenarios)."""
+related_routes.py), and the `async def` twins of the first three, run when asked
+(--scenarios)."""
 
 import json
+from dataclasses import replace
 
 from commons.related_rows import RELATED_PREFIX
 from loadtest.load.plan import ARM_PLACEHOLDER, Request, Scenario, ScenarioTimetable
@@ -92,6 +94,31 @@ SCENARIOS = {
             post_list(f"{RELATED_PREFIX}/lazy?per_page={RELATED_PER_PAGE}", RELATED_PER_PAGE),
             fields=POST_LIST_FIELDS,
             timetable=RELATED_TIMETABLE,
+        ),
+    )
+}
+# The `async def` twins of READ, READ synthetic and WRITE (commons/async_routes.py), on an
+# AsyncSession: the same answers, validated and serialised on the event loop.
+SCENARIOS |= {
+    scenario.name: scenario
+    for scenario in (
+        replace(
+            SCENARIOS["read"],
+            name="async-read",
+            label="READ async",
+            request=post_list(f"/async/posts?per_page={READ_PER_PAGE}", READ_PER_PAGE),
+        ),
+        replace(
+            SCENARIOS["synthetic"],
+            name="async-synthetic",
+            label="READ synthetic async",
+            request=post_list(f"/async/posts_synthetic?per_page={READ_PER_PAGE}", READ_PER_PAGE),
+        ),
+        replace(
+            SCENARIOS["write"],
+            name="async-write",
+            label="WRITE async",
+            request=replace(SCENARIOS["write"].request, path="/async/posts"),
         ),
     )
 }

@@ -94,7 +94,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=defaults.scenarios,
         help=f"scenarios to measure, of {','.join(SCENARIO_NAMES)} (default "
         f"{','.join(defaults.scenarios)}; read-eager and read-lazy read a page of posts with "
-        "their comments and tags: docs/related-rows.md)",
+        "their comments and tags: docs/related-rows.md; async-read, async-synthetic and "
+        "async-write are the first three on async def routes: docs/async.md)",
     )
     add_dataset_size(parser, READ_PER_PAGE, defaults.dataset_size)
     parser.add_argument(

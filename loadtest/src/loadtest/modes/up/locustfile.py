@@ -1,6 +1,7 @@
 """The web UI's users (`./test.sh up`, and the locust service of docker-compose.yml): one class
-per scenario of the lab, READ, READ synthetic, WRITE and READ related (eager and lazy), loading
-the Host the UI names, checked as the benchmark checks them under load (load/scenarios.py)."""
+per scenario of the lab, READ, READ synthetic, WRITE, READ related (eager and lazy) and the
+async twins of the first three, loading the Host the UI names, checked as the benchmark checks
+them under load (load/scenarios.py)."""
 
 from locust import FastHttpUser, constant, task
 
@@ -50,3 +51,21 @@ class RelatedLazyUser(ScenarioUser):
     """GET /posts_related/lazy?per_page=20: the same, loaded lazily, 41 statements."""
 
     scenario = "read-lazy"
+
+
+class AsyncReadUser(ScenarioUser):
+    """GET /async/posts?per_page=100: READ on an `async def` route and an AsyncSession."""
+
+    scenario = "async-read"
+
+
+class AsyncSyntheticUser(ScenarioUser):
+    """GET /async/posts_synthetic?per_page=100: READ synthetic on an `async def` route."""
+
+    scenario = "async-synthetic"
+
+
+class AsyncWriteUser(ScenarioUser):
+    """POST /async/posts: WRITE on an `async def` route and an AsyncSession."""
+
+    scenario = "async-write"

@@ -15,6 +15,9 @@ USER_CLASSES = {
     "write": "WriteUser",
     "read-eager": "RelatedEagerUser",
     "read-lazy": "RelatedLazyUser",
+    "async-read": "AsyncReadUser",
+    "async-synthetic": "AsyncSyntheticUser",
+    "async-write": "AsyncWriteUser",
 }
 
 
