@@ -92,8 +92,13 @@ def test_frozen_database_gives_503_in_bounded_time(
         with httpx.Client(base_url=app.base_url, timeout=CLIENT_TIMEOUT_S, limits=limits) as client:
             requests = database_requests(client)
             with ThreadPoolExecutor(CONCURRENT_REQUESTS) as pool:
-                # Warm the pool: every connection is open and idle when the database freezes.
-                warm = [pool.submit(client.get, "/posts") for _ in range(CONCURRENT_REQUESTS)]
+                # Warm both pools (the def routes' and the async ones'): every connection is
+                # open and idle when the database freezes, so the watchdog must cut them.
+                warm = [
+                    pool.submit(client.get, path)
+                    for _ in range(CONCURRENT_REQUESTS)
+                    for path in ("/posts", "/async/posts")
+                ]
                 assert {future.result().status_code for future in warm} == {200}
                 with frozen(private_server):
                     answers = [
@@ -108,6 +113,7 @@ def test_frozen_database_gives_503_in_bounded_time(
             assert synthetic.status_code == 200
             assert statuses == [503] * CONCURRENT_REQUESTS
             assert client.get("/posts").status_code == 200, "no recovery after the freeze"
+            assert client.get("/async/posts").status_code == 200, "no async recovery"
             assert client.get("/health").json()["database"] == "ok"
     finally:
         stop_app(app.process, app.log_path)

@@ -11,12 +11,17 @@ from commons.models import Post
 
 
 async def list_posts(
-    *, session: AsyncSession, limit: int, offset: int, with_related: bool = False
+    *,
+    session: AsyncSession,
+    limit: int,
+    offset: int,
+    newest_first: bool = False,
+    with_related: bool = False,
 ) -> Sequence[Post]:
     """A page of visible posts; `with_related`: their comments and tags loaded with them
     (selectinload), and every other relationship set to raise (raiseload): in async code a
     lazy load cannot run, and would fail as MissingGreenlet while the answer is validated."""
-    statement = list_posts_statement(limit, offset, with_related=with_related)
+    statement = list_posts_statement(limit, offset, newest_first, with_related)
     if with_related:
         statement = statement.options(raiseload("*"))
     return (await session.scalars(statement)).all()

@@ -3,8 +3,9 @@ psycopg 3's async mode on the same database URL, its sessions, and their depende
 
 Bounded as the sync engine is (commons/hardening/database_deadline.py): every checkout gets the
 request's deadline and a watchdog, connections are opened within it, and the statement count
-(commons/statement_count.py) listens to it too. Its pool is its own, of the same size: the
-database slots bound both pools' use together."""
+(commons/statement_count.py) listens to it too. Its pool is its own, of the same size, and
+opens nothing until an async route asks: the database slots bound the connections in use in both
+pools together, but a process that served both kinds of route keeps up to twice as many open."""
 
 from collections.abc import AsyncIterator
 from typing import Annotated

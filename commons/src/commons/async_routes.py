@@ -8,9 +8,9 @@ There is no lazy related route: in async code a lazy load raises MissingGreenlet
 (tests/crud/test_async_crud.py shows it); the eager one sets raiseload("*") so nothing loads
 lazily by accident."""
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Query, status
 
 from commons import async_crud
 from commons.async_database import AsyncSessionDep
@@ -36,15 +36,25 @@ def build_async_router(schemas: SchemaSet) -> APIRouter:
     PostOut = schemas.post_out
     PostsOut = schemas.posts_out
     RelatedPostsOut = schemas.related_posts_out
+    Order = schemas.order
+    ascending = Order("asc")
 
     router = APIRouter(prefix=ASYNC_PREFIX, tags=["async"], route_class=AsciiIntegersRoute)
 
     @router.get("/posts", response_model=PostsOut, responses=DATABASE_DOWN)
     async def list_posts_async(
-        session: AsyncSessionDep, per_page: PerPage = DEFAULT_PER_PAGE, page: Page = 0
+        session: AsyncSessionDep,
+        per_page: PerPage = DEFAULT_PER_PAGE,
+        page: Page = 0,
+        order: Annotated[Order, Query(description="By published_at, then id.")] = ascending,  # type: ignore[valid-type]
     ) -> Any:
         """List visible posts, ordered by publication time: GET /posts, `async def`."""
-        posts = await async_crud.list_posts(session=session, limit=per_page, offset=page * per_page)
+        posts = await async_crud.list_posts(
+            session=session,
+            limit=per_page,
+            offset=page * per_page,
+            newest_first=order.value == "desc",  # type: ignore[attr-defined]
+        )
         return {"posts": posts}
 
     @router.get("/posts_synthetic", response_model=PostsOut)

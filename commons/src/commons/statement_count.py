@@ -1,6 +1,7 @@
-"""Statements per request, counted rather than inferred: every SQL statement the app's engine
-sends (SQLAlchemy's `before_cursor_execute` event) and every database session a request opens
-(commons/database.py's `get_db`), read together at GET /statements. The harness reads them
+"""Statements per request, counted rather than inferred: every SQL statement the app's engines
+send (SQLAlchemy's `before_cursor_execute` event, on the sync engine and the async one's) and
+every database session a request opens (commons/database.py's `get_db`, commons/
+async_database.py's `get_async_db`), read together at GET /statements. The harness reads them
 before and after a scenario, while the arm is idle, and divides (docs/related-rows.md); the
 embedded PostgreSQL has no pg_stat_statements to ask instead.
 

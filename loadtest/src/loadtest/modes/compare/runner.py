@@ -281,9 +281,10 @@ def run_repeat(
                         session.pinning,
                         repeat_dir,
                         progress,
-                        # Rows are counted in the lab's database, for the lab's own WRITE.
+                        # Rows are counted in the lab's database, for the lab's own WRITEs.
                         count_rows=database is not None
-                        and scenario.request == SCENARIOS["write"].request,
+                        and scenario.request
+                        in (SCENARIOS["write"].request, SCENARIOS["async-write"].request),
                     )
                 )
         read_memory_after_load(samplers, apps, lives)
