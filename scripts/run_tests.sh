@@ -16,7 +16,7 @@ The lab's test suite, as CI runs it (.ci/run):
   4. loadtest/harness_tests/: the benchmark harness, with short real runs, in parallel;
   5. alone: the tests that assert a measured figure (marked `alone`), one at a time,
      with nothing else on the machine's CPUs.
-About 9 minutes on a 2-vCPU AMD EPYC VM, 11 to 13 on slower Intel Xeon ones, chromium
+About 9 to 16 minutes on a 2-vCPU VM (15-16 on an older AMD EPYC, family 23), chromium
 installed (as CI does; docs/testing.md has the measured times). Tests that need
 Debian's chromium or wrk are skipped where those are missing (.ci/run installs them); the
 slowest tests of each step and the time of each step are printed at the end.
