@@ -19,6 +19,7 @@ TWINS = (
     ("/posts", "/async/posts"),
     ("/posts_related/eager?per_page=7&page=2", "/async/posts_related/eager?per_page=7&page=2"),
     ("/posts_related/eager", "/async/posts_related/eager"),
+    ("/posts/3", "/async/posts/3"),
 )
 
 
@@ -68,6 +69,23 @@ def test_an_async_write_is_stored_and_read_back(client: httpx.Client) -> None:
     assert set(body) == {"id", "published_at", "updated_at", "title", "content", "is_published"}
 
 
+def test_an_async_read_of_a_missing_or_deleted_post_is_404(client: httpx.Client) -> None:
+    post_id = client.post("/posts", json=post_body()).json()["id"]
+    assert client.get(f"/async/posts/{post_id}").status_code == 200
+    assert client.delete(f"/posts/{post_id}").status_code == 204
+    for path in (f"/async/posts/{post_id}", "/async/posts/0", f"/async/posts/{2**31}"):
+        answer = client.get(path)
+        assert answer.status_code == 404, path
+        assert answer.json() == {"detail": "Post not found"}
+
+
+def test_an_async_read_of_a_post_id_that_is_not_an_ascii_integer_is_422(
+    client: httpx.Client,
+) -> None:
+    for post_id in ("１", "abc", "1.5"):
+        assert_422_at(client.get(f"/async/posts/{post_id}"), "path", "post_id")
+
+
 def statements_of(client: httpx.Client, method: str, path: str, **options: Any) -> tuple[int, int]:
     before = client.get("/statements").json()
     assert client.request(method, path, **options).status_code in (200, 201)
@@ -80,6 +98,8 @@ def test_the_async_engine_s_statements_are_counted(client: httpx.Client) -> None
     assert statements_of(client, "GET", "/async/posts_related/eager") == (1, 1)  # no posts
     assert statements_of(client, "POST", "/async/posts", json=post_body()) == (1, 1)
     assert statements_of(client, "GET", "/async/posts_related/eager") == (3, 1)  # one post
+    post_id = client.get("/posts").json()["posts"][0]["id"]
+    assert statements_of(client, "GET", f"/async/posts/{post_id}") == (1, 1)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import raiseload
 
-from commons.crud import PostInput, list_posts_statement, new_post
+from commons.crud import POST_ID_MAX, POST_ID_MIN, PostInput, list_posts_statement, new_post
 from commons.models import Post
 
 
@@ -25,6 +25,16 @@ async def list_posts(
     if with_related:
         statement = statement.options(raiseload("*"))
     return (await session.scalars(statement)).all()
+
+
+async def get_post(*, session: AsyncSession, post_id: int) -> Post | None:
+    """The post, or None when it does not exist or was (soft) deleted: crud.get_post's."""
+    if not POST_ID_MIN <= post_id <= POST_ID_MAX:
+        return None
+    post = await session.get(Post, post_id)
+    if post is None or post.is_deleted:
+        return None
+    return post
 
 
 async def create_post(*, session: AsyncSession, post_in: PostInput) -> Post:

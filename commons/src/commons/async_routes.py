@@ -1,8 +1,9 @@
-"""`async def` routes on an AsyncSession (`--scenarios async-read,async-synthetic,async-write`):
-the other way FastAPI services are written, beside the `def` routes they twin, answering the
-same JSON. In an `async def` route FastAPI validates and serialises the answer on the event
-loop (a `def` route validates in the thread pool), so the schema layer's cost is a larger share
-of the request, and a large answer holds every other request while it is built.
+"""`async def` routes on an AsyncSession (`--scenarios async-read,async-synthetic,async-write`,
+and the latency mode's `async-mixed`): the other way FastAPI services are written, beside the
+`def` routes they twin, answering the same JSON. In an `async def` route FastAPI validates and
+serialises the answer on the event loop (a `def` route validates in the thread pool), so the
+schema layer's cost is a larger share of the request, and a large answer holds every other
+request while it is built.
 
 There is no lazy related route: in async code a lazy load raises MissingGreenlet
 (tests/crud/test_async_crud.py shows it); the eager one sets raiseload("*") so nothing loads
@@ -10,7 +11,7 @@ lazily by accident."""
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, HTTPException, Query, status
 
 from commons import async_crud
 from commons.async_database import AsyncSessionDep
@@ -19,10 +20,12 @@ from commons.routes import (
     DATABASE_DOWN,
     DEFAULT_PER_PAGE,
     DEFAULT_SYNTHETIC_PER_PAGE,
+    NOT_FOUND,
     TOO_LARGE,
     AsciiIntegersRoute,
     Page,
     PerPage,
+    PostId,
     SchemaSet,
 )
 from commons.synthetic import build_synthetic_posts
@@ -63,6 +66,14 @@ def build_async_router(schemas: SchemaSet) -> APIRouter:
     ) -> Any:
         """List posts built in memory on each request: GET /posts_synthetic, `async def`."""
         return {"posts": build_synthetic_posts(per_page)}
+
+    @router.get("/posts/{post_id}", response_model=PostOut, responses=NOT_FOUND | DATABASE_DOWN)
+    async def read_post_async(session: AsyncSessionDep, post_id: PostId) -> Any:
+        """Read one post: GET /posts/{post_id}, `async def`."""
+        post = await async_crud.get_post(session=session, post_id=post_id)
+        if post is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, "Post not found")
+        return post
 
     @router.post(
         "/posts",

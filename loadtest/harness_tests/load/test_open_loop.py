@@ -17,7 +17,12 @@ from harness_tests.runner import free_port
 from loadtest.lab.asgi_server import asgi_server
 from loadtest.lab.errors import LabError
 from loadtest.load.open_loop.arrivals import arrival_offsets
-from loadtest.load.open_loop.client import ClosedWindow, OpenLoopGenerator, OpenWindow
+from loadtest.load.open_loop.client import (
+    BesideLoad,
+    ClosedWindow,
+    OpenLoopGenerator,
+    OpenWindow,
+)
 from loadtest.load.open_loop.histograms import decoded, max_ms, percentile_ms
 from loadtest.load.plan import Request
 
@@ -203,6 +208,35 @@ def test_wrong_answers_are_counted_by_reason_without_a_latency(
     assert answer["completed"] == 0
     assert decoded(answer["latency_us"]).get_total_count() == 0
     assert decoded(answer["lateness_us"]).get_total_count() == 25  # sent all the same
+
+
+def test_a_beside_load_is_sent_on_its_own_schedule_and_counted_apart(
+    stalling: str, trivial: str, generator: OpenLoopGenerator
+) -> None:
+    beside = BesideLoad(f"{stalling}/record", RECORD, rate=30, seed=5)
+    expected = len(arrival_offsets(30, 1.0, seed=5, process="poisson"))
+    httpx.get(f"{stalling}/recorded")
+    answer = generator.run(
+        OpenWindow(f"{trivial}/", TRIVIAL, 40, 1.0, seed=3, process="constant", beside=beside)
+    )
+    # The window's own figures hold its own requests only.
+    assert (answer["scheduled"], answer["counted"], answer["completed"]) == (40, 40, 40)
+    assert decoded(answer["latency_us"]).get_total_count() == 40
+    assert answer["beside"]["sent"] == answer["beside"]["completed"] == expected
+    assert answer["beside"]["failures"] == {}
+    assert decoded(answer["beside"]["latency_us"]).get_total_count() == expected
+    assert len(httpx.get(f"{stalling}/recorded").json()) == expected  # all reached it
+
+    # Beside a closed window too; a wrong answer beside is a failure of the beside load's.
+    missing = BesideLoad(f"{stalling}/missing", Request("GET", "/missing"), rate=30, seed=5)
+    answer = generator.run(
+        ClosedWindow(f"{trivial}/", TRIVIAL, duration_s=1.0, connections=1, beside=missing)
+    )
+    assert answer["failures"] == {}
+    assert answer["beside"]["failures"] == {"status 404": expected}
+    assert answer["beside"]["completed"] == 0
+    without = generator.run(OpenWindow(f"{trivial}/", TRIVIAL, 20, 0.5, seed=1))
+    assert "beside" not in without
 
 
 def test_a_closed_port_is_counted_as_failures_and_the_generator_goes_on(

@@ -1,7 +1,9 @@
 """`./test.sh latency` run for real with the shortest timetable that takes every step of a
-paired rate (READ, v1 and v2, one rate of six 1 s rounds; the overload stage sends the same
-windows at other rates, planned in test_rates.py): results.json, the same arrivals for both arms
-of a round, the ratios and knees, the collections, the reports, the rebuild; the refusal of a
+paired rate (v1 and v2, one rate of six 1 s rounds; the overload stage sends the same windows
+at other rates, planned in test_rates.py), on the mixed load's `async def` scenario, which goes
+through every step READ does and sends pages of 1,000 posts beside its windows: results.json,
+the same arrivals for both arms of a round, the large answers asked beside them, the ratios and
+knees, the collections, the reports, the rebuild; the refusal of a
 rate the generator cannot hold; one-line option errors; nothing left running after success,
 refusal or Ctrl-C."""
 
@@ -24,7 +26,18 @@ from harness_tests.runner import (
 from loadtest.load.open_loop.histograms import decoded
 from loadtest.modes.latency import runner as latency_runner
 
-SHORTEST = ["latency", "--fractions", "0.5", "--rounds", "6", "--window", "1", "--no-overload"]
+SHORTEST = [
+    "latency",
+    "--scenarios",
+    "async-mixed",
+    "--fractions",
+    "0.5",
+    "--rounds",
+    "6",
+    "--window",
+    "1",
+    "--no-overload",
+]
 
 
 def alone_unless_root(test: Callable[..., None]) -> Callable[..., None]:
@@ -51,7 +64,12 @@ def test_a_real_latency_run_pairs_the_arms_and_reports_their_tails(tmp_path: Pat
     limits = results["generator"]
     assert limits["ceiling_rps"] is not None and limits["steps"]
 
-    read = results["scenarios"]["read"]
+    read = results["scenarios"]["async-mixed"]
+    assert read["beside"] == {
+        "path": "/async/posts?per_page=1000",
+        "rps": 4.0,
+        "label": "a page of 1,000 posts",
+    }
     capacities = read["capacities"]
     assert set(capacities) == {"v1", "v2"} and all(rps > 0 for rps in capacities.values())
     assert [rate["stage"] for rate in read["rates"].values()] == ["paired"]
@@ -75,6 +93,14 @@ def test_a_real_latency_run_pairs_the_arms_and_reports_their_tails(tmp_path: Pat
         latency = decoded(window["latency_us"])
         assert latency.get_total_count() == window["completed"] > 0
         assert len(window["gc"]["collections"]) == 3
+        # The large answers were asked beside every window, all answered, and counted apart.
+        beside = window["beside"]
+        assert beside["completed"] == beside["sent"] and beside["failures"] == {}
+        assert decoded(beside["latency_us"]).get_total_count() == beside["sent"]
+    # The same large answers beside both arms of a round.
+    for round_ in range(6):
+        assert len({w["beside"]["sent"] for w in paired if w["round"] == round_}) == 1
+    assert sum(window["beside"]["sent"] for window in windows) > 0
 
     for rate in read["rates"].values():
         for arm in ("v1", "v2"):
@@ -84,13 +110,20 @@ def test_a_real_latency_run_pairs_the_arms_and_reports_their_tails(tmp_path: Pat
             )
             assert found["p50"]["ms"] <= found["p90"]["ms"] <= found["p99"]["ms"]
             assert found["p99"]["ms"] <= found["p99.9"]["ms"] <= found["max_ms"] + 0.01
+            assert found["beside"]["sent"] == sum(
+                w["beside"]["sent"]
+                for w in windows
+                if w["rate"] == rate["label"] and w["arm"] == arm
+            )
     ratio = paired_50["ratios"]["v2_over_v1"]["p50"]
     assert ratio["pairs"] == 6 and ratio["ci95_low"] <= ratio["estimate"] <= ratio["ci95_high"]
     assert set(read["knees"]) == {"v1", "v2"}
 
-    assert "READ: over the baseline" in result.stdout
+    assert "one post beside pages of 1,000 (async def): over the baseline" in result.stdout
     assert (run_dir / "latency.svg").read_text().count("<svg") == 1
-    assert "knee, v2" in (run_dir / "report.md").read_text()
+    report = (run_dir / "report.md").read_text()
+    assert "knee, v2" in report
+    assert "beside it, a page of 1,000 posts at 4 r/s" in report
     (run_dir / "report.md").unlink()
     rebuilt = run_in_process("report", str(run_dir), "--results-dir", str(tmp_path))
     assert rebuilt.returncode == 0, rebuilt.stderr

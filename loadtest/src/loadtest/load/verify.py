@@ -88,6 +88,18 @@ def verify_list(client: httpx.Client, request: Request) -> list[str]:
     return []
 
 
+def verify_one(client: httpx.Client, request: Request) -> list[str]:
+    """A GET answered by one post (the latency mode's mixed load)."""
+    response = client.get(request.path)
+    problems = response_problems(response, request.status)
+    if problems:
+        return problems
+    if problems := post_shape_problems(response.json()):
+        return problems
+    problem = request.problem(response.status_code, response.content)
+    return [] if problem is None else [problem]
+
+
 def verify_write(client: httpx.Client, request: Request, database_url: str) -> list[str]:
     body = json.loads(request.body or "{}")
     rows_before = count_posts_titled(database_url, [body["title"]])[body["title"]]
@@ -113,6 +125,8 @@ def verify_scenario(base_url: str, scenario: Scenario, database_url: str, arm: s
     request = scenario.request_for(arm)
     try:
         with httpx.Client(base_url=base_url, timeout=30) as client:
+            if request.method == "GET" and request.count is None:
+                return verify_one(client, request)
             if request.method == "GET":
                 return verify_list(client, request)
             return verify_write(client, request, database_url)

@@ -32,6 +32,20 @@ REALTIME_PRIORITY = 1
 
 
 @dataclass(frozen=True)
+class BesideLoad:
+    """Requests sent beside a window's own for its whole duration, due at `rate` a second of
+    their own (Poisson, from `seed`) on connections of their own: the large answers of the
+    latency mode's mixed load. Their answers are checked and counted apart, never in the
+    window's latency."""
+
+    url: str
+    request: Request
+    rate: float
+    seed: int
+    connections: int = 8
+
+
+@dataclass(frozen=True)
 class OpenWindow:
     """Requests due at `rate` a second (Poisson or evenly spaced, from `seed`) for
     `duration_s`, the first `settle_s` of them sent but not counted."""
@@ -46,6 +60,7 @@ class OpenWindow:
     connections: int = 64  # the cap on requests in flight
     drain_s: float = DRAIN_S
     close_each: bool = False  # a new connection per request, closed after its answer
+    beside: BesideLoad | None = None
 
     def command(self) -> dict[str, Any]:
         return {"op": "open", **asdict(self), "request": self.request.as_dict()}
@@ -62,6 +77,7 @@ class ClosedWindow:
     connections: int = 10
     settle_s: float = 0.0
     drain_s: float = DRAIN_S
+    beside: BesideLoad | None = None
 
     def command(self) -> dict[str, Any]:
         return {"op": "closed", **asdict(self), "request": self.request.as_dict()}

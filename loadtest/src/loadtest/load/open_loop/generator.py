@@ -146,6 +146,7 @@ class Generator:
         start = time.perf_counter() + LEAD_S
         count_from = start + command["settle_s"]
         end = start + command["duration_s"]
+        beside = self.start_beside(command, start)
 
         async def request(due: float, counted: bool) -> None:
             # How late the request started: the scheduling thread's wake-up, the hand-over to
@@ -195,18 +196,21 @@ class Generator:
             failures[UNFINISHED] += unfinished
         thread.join()
         counted_s = end - count_from
-        return {
-            "scheduled": len(offsets),
-            "counted": state["counted"],
-            "completed": latency.get_total_count(),
-            "failures": dict(failures),
-            "waited_for_connection": state["waited"],
-            "counted_s": counted_s,
-            "served_rps": state["served"] / counted_s if counted_s > 0 else None,
-            "drain_s": max(0.0, state["last_end"] - end),
-            "latency_us": encoded(latency),
-            "lateness_us": encoded(lateness),
-        }
+        return await with_beside(
+            beside,
+            {
+                "scheduled": len(offsets),
+                "counted": state["counted"],
+                "completed": latency.get_total_count(),
+                "failures": dict(failures),
+                "waited_for_connection": state["waited"],
+                "counted_s": counted_s,
+                "served_rps": state["served"] / counted_s if counted_s > 0 else None,
+                "drain_s": max(0.0, state["last_end"] - end),
+                "latency_us": encoded(latency),
+                "lateness_us": encoded(lateness),
+            },
+        )
 
     async def closed_window(self, command: dict[str, Any]) -> dict[str, Any]:
         """`connections` requests in flight, each sent as the one before it is answered: the
@@ -217,6 +221,7 @@ class Generator:
         start = time.perf_counter()
         count_from = start + command["settle_s"]
         end = start + command["duration_s"]
+        beside = self.start_beside(command, start)
 
         async def user() -> None:
             while (sent := time.perf_counter()) < end:
@@ -238,10 +243,63 @@ class Generator:
             await asyncio.wait(left)
             failures[UNFINISHED] += len(left)
         counted_s = end - count_from
+        return await with_beside(
+            beside,
+            {
+                "completed": latency.get_total_count(),
+                "failures": dict(failures),
+                "served_rps": latency.get_total_count() / counted_s if counted_s > 0 else None,
+                "latency_us": encoded(latency),
+            },
+        )
+
+    def start_beside(
+        self, command: dict[str, Any], start: float
+    ) -> "asyncio.Task[dict[str, Any]] | None":
+        """The window's beside load (client.py's BesideLoad), started now; None without one."""
+        if not command.get("beside"):
+            return None
+        return asyncio.ensure_future(
+            self.beside_load(command["beside"], start, command["duration_s"], command["drain_s"])
+        )
+
+    async def beside_load(
+        self, beside: dict[str, Any], start: float, duration_s: float, drain_s: float
+    ) -> dict[str, Any]:
+        """Requests due on a Poisson schedule of their own for `duration_s` from `start`, each
+        answer checked and its latency counted from its send, apart from the window's: what
+        ran beside it, and whether it was answered."""
+        offsets = arrival_offsets(
+            beside["rate"], duration_s, seed=beside["seed"], process="poisson"
+        )
+        target = self.target(beside)
+        latency = new_histogram()
+        failures: Counter[str] = Counter()
+        tasks: set[asyncio.Task[None]] = set()
+
+        async def request() -> None:
+            sent = time.perf_counter()
+            problem, ended = await self.send(target)
+            if problem is None:
+                record_us(latency, ended - sent)
+            else:
+                failures[problem] += 1
+
+        # Their timing is the load's, not a measurement: the event loop's own timers do.
+        for offset in offsets:
+            delay = start + offset - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            task = asyncio.ensure_future(request())
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        unfinished = await drained(tasks, set(tasks), drain_s)
+        if unfinished:
+            failures[UNFINISHED] += unfinished
         return {
+            "sent": len(offsets),
             "completed": latency.get_total_count(),
             "failures": dict(failures),
-            "served_rps": latency.get_total_count() / counted_s if counted_s > 0 else None,
             "latency_us": encoded(latency),
         }
 
@@ -274,6 +332,15 @@ async def serve() -> None:
             sys.stdout.flush()
     finally:
         await generator.close()
+
+
+async def with_beside(
+    beside: "asyncio.Task[dict[str, Any]] | None", figures: dict[str, Any]
+) -> dict[str, Any]:
+    """A window's figures, with its beside load's once that has drained too."""
+    if beside is None:
+        return figures
+    return {**figures, "beside": await beside}
 
 
 async def drained(

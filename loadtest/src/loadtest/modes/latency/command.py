@@ -10,8 +10,8 @@ from rich.console import Console
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.errors import LabError
 from loadtest.load.open_loop.arrivals import PROCESSES
-from loadtest.load.scenarios import SCENARIO_NAMES
 from loadtest.modes.latency.httperf import HTTPERF_ELSEWHERE, HTTPERF_SCENARIO
+from loadtest.modes.latency.mixed import BESIDE_RPS, LARGE_PER_PAGE, LATENCY_SCENARIO_NAMES
 from loadtest.modes.latency.settings import (
     LATENCY_APPS,
     QUICK_ROUNDS,
@@ -90,10 +90,12 @@ def add_what_to_load(parser: argparse.ArgumentParser, defaults: LatencySettings)
     )
     parser.add_argument(
         "--scenarios",
-        type=choice_list(SCENARIO_NAMES),
+        type=choice_list(LATENCY_SCENARIO_NAMES),
         default=defaults.scenarios,
-        help=f"comma-separated, from {', '.join(SCENARIO_NAMES)} (default "
-        f"{','.join(defaults.scenarios)}; each one adds about as long again)",
+        help=f"comma-separated, from {', '.join(LATENCY_SCENARIO_NAMES)} (default "
+        f"{','.join(defaults.scenarios)}; each one adds about as long again). mixed and "
+        f"async-mixed: one post by id, while pages of {LARGE_PER_PAGE:,} posts are asked beside "
+        f"it at {BESIDE_RPS:g} r/s, on def and on async def routes",
     )
     add_apps(parser, LATENCY_APPS)
     rates = parser.add_mutually_exclusive_group()

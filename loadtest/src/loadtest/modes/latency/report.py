@@ -114,23 +114,38 @@ def context_table(scenario: dict[str, Any]) -> tuple[list[str], list[list[str]]]
         "sent late ms p50 / p99",
         "behind",
     ]
+    mixed = "beside" in scenario
+    if mixed:
+        header.append("large answers beside: answered / sent, p50 ms")
     rows = []
     for rate in scenario["rates"].values():
         for arm, found in rate["arms"].items():
             gc = found["gc"]
             late = found["lateness_ms"]
-            rows.append(
-                [
-                    f"{rate['label']}, {arm}",
-                    "–" if found["app_cpu_busy"] is None else f"{found['app_cpu_busy']:.0%}",
-                    " / ".join(str(count) for count in gc["collections"]),
-                    " / ".join(f"{pause:.1f}" for pause in gc["pause_ms"]),
-                    f"{gc['longest_ms'][2]:.1f}" if gc["collections"][2] else "–",
-                    f"{format_number(late['p50'], 3)} / {format_number(late['p99'], 3)}",
-                    f"{found['windows_behind']} of {found['windows']}",
-                ]
-            )
+            row = [
+                f"{rate['label']}, {arm}",
+                "–" if found["app_cpu_busy"] is None else f"{found['app_cpu_busy']:.0%}",
+                " / ".join(str(count) for count in gc["collections"]),
+                " / ".join(f"{pause:.1f}" for pause in gc["pause_ms"]),
+                f"{gc['longest_ms'][2]:.1f}" if gc["collections"][2] else "–",
+                f"{format_number(late['p50'], 3)} / {format_number(late['p99'], 3)}",
+                f"{found['windows_behind']} of {found['windows']}",
+            ]
+            if mixed:
+                row.append(beside_text(found.get("beside")))
+            rows.append(row)
     return header, rows
+
+
+def beside_text(beside: dict[str, Any] | None) -> str:
+    """The large answers asked beside an arm's windows at a rate: answered of sent, their
+    median latency, and failures by count."""
+    if beside is None:
+        return "–"
+    failed = sum(beside["failures"].values())
+    return f"{beside['completed']} / {beside['sent']}, {format_number(beside['p50_ms'], 1)}" + (
+        f" ({failed} failed)" if failed else ""
+    )
 
 
 HTTPERF_HEADER = ["arm", "p50 ms: lab / httperf", "p99 ms: lab / httperf [95% CI]", "agree"]
@@ -224,7 +239,9 @@ def generator_lines(results: dict[str, Any]) -> list[str]:
 
 def scenario_heading(scenario: dict[str, Any]) -> str:
     capacities = ", ".join(f"{arm} {rps:,.0f} r/s" for arm, rps in scenario["capacities"].items())
-    return f"{scenario['label']} (capacity, closed loop: {capacities})"
+    beside = scenario.get("beside")
+    asked = f"; beside it, {beside['label']} at {beside['rps']:g} r/s" if beside else ""
+    return f"{scenario['label']} (capacity, closed loop: {capacities}{asked})"
 
 
 def heading(results: dict[str, Any]) -> str:

@@ -86,6 +86,29 @@ def arm_figures(windows: list[dict[str, Any]]) -> dict[str, Any]:
         "longest_drain_s": round(max(window["drain_s"] for window in windows), 3),
         "app_cpu_busy": round(app_cpu_s / elapsed_s, 3) if elapsed_s else None,
         "gc": {"collections": collections, "pause_ms": pause_ms, "longest_ms": longest_ms},
+        **beside_figures(windows),
+    }
+
+
+def beside_figures(windows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What was asked beside the windows (the mixed load's large answers): how many were sent
+    and answered, the failures by reason, their latency from each send; nothing without."""
+    besides = [window["beside"] for window in windows if "beside" in window]
+    if not besides:
+        return {}
+    latency = merged(beside["latency_us"] for beside in besides)
+    failures: dict[str, int] = {}
+    for beside in besides:
+        for reason, count in beside["failures"].items():
+            failures[reason] = failures.get(reason, 0) + count
+    return {
+        "beside": {
+            "sent": sum(beside["sent"] for beside in besides),
+            "completed": sum(beside["completed"] for beside in besides),
+            "failures": failures,
+            "p50_ms": percentile_ms(latency, 50),
+            "p99_ms": percentile_ms(latency, 99),
+        }
     }
 
 
@@ -160,6 +183,7 @@ def scenario_figures(
             knees[arm] = knee_with_interval(by_rate, seed=seed).as_dict()
     return {
         "label": measured["label"],
+        **({"beside": measured["beside"]} if "beside" in measured else {}),
         "httperf": httperf_comparison(measured.get("httperf")),
         "capacities": measured["capacities"],
         "capacity_windows": measured["capacity_windows"],
@@ -308,6 +332,14 @@ def scenario_flags(figures: dict[str, Any]) -> list[str]:
             if failed:
                 reason = max(found["failures"], key=found["failures"].__getitem__)
                 flags.append(f"{where}: {failed} requests failed (most: {reason})")
+            beside_failures = found.get("beside", {}).get("failures")
+            if beside_failures:
+                reason = max(beside_failures, key=beside_failures.__getitem__)
+                flags.append(
+                    f"{where}: {sum(beside_failures.values())} large answers asked beside the "
+                    f"windows failed (most: {reason}): the load beside them was lighter than "
+                    "the other arms'"
+                )
         for comparison, ratios in rate["ratios"].items():
             if rate["stage"] != "paired":
                 continue

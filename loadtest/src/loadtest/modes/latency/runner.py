@@ -23,10 +23,10 @@ from loadtest.lab.progress import ProgressDisplay
 from loadtest.load.calibration import trivial_server
 from loadtest.load.open_loop.client import DRAIN_S, ClosedWindow, OpenLoopGenerator, OpenWindow
 from loadtest.load.plan import Request
-from loadtest.load.scenarios import SCENARIOS
 from loadtest.load.verify import verify_scenario
 from loadtest.modes.latency.arms import ArmReader, collections_between, start_probed_arm
 from loadtest.modes.latency.httperf import HTTPERF_ELSEWHERE, HTTPERF_SCENARIO, run_httperf
+from loadtest.modes.latency.mixed import BESIDE, LATENCY_SCENARIOS, beside_load
 from loadtest.modes.latency.rates import (
     PlannedRate,
     ceiling_seconds,
@@ -86,7 +86,7 @@ def run_latency(settings: LatencySettings, console: Console) -> Path:
         refuse_asked_rates(settings.rates, limits)
         progress.note(generator_line(limits))
         database = session.start_database()
-        paths = (SCENARIOS[name].path for name in settings.scenarios)
+        paths = (LATENCY_SCENARIOS[name].path for name in settings.scenarios)
         load_dataset(database.url, settings.dataset_size, related_rows=needs_related_rows(paths))
         pinning = session.pinning  # as the database left it
         apps = {
@@ -135,14 +135,18 @@ def generator_line(limits: dict[str, Any]) -> str:
 
 
 def verify(apps: dict[str, RunningApp], name: str, database_url: str) -> None:
+    """Every arm answers the scenario, and what its windows ask beside it, right and in full."""
+    beside = BESIDE.get(name)
+    scenarios = [LATENCY_SCENARIOS[name], *([beside.scenario] if beside else [])]
     for arm, app in apps.items():
-        problems = verify_scenario(app.base_url, SCENARIOS[name], database_url, arm)
-        if problems:
-            raise LabError(f"{arm}: {SCENARIOS[name].label} failed verification: {problems[0]}")
+        for scenario in scenarios:
+            problems = verify_scenario(app.base_url, scenario, database_url, arm)
+            if problems:
+                raise LabError(f"{arm}: {scenario.label} failed verification: {problems[0]}")
 
 
 def request_of(name: str, arm: str) -> Request:
-    return SCENARIOS[name].request_for(arm)
+    return LATENCY_SCENARIOS[name].request_for(arm)
 
 
 def measure_scenario(
@@ -158,7 +162,7 @@ def measure_scenario(
     """One scenario: each arm's capacity (closed loop), the rates planned from it (those the
     generator cannot hold refused), then every rate's windows in rotating rounds, with
     httperf's check where asked."""
-    label = SCENARIOS[name].label
+    label = LATENCY_SCENARIOS[name].label
     capacity_windows, capacities = measure_capacities(settings, name, generator, apps, progress)
     planned = plan_rates(settings, capacities, baseline_arm(settings))
     rates, refused = [], []
@@ -183,8 +187,10 @@ def measure_scenario(
         httperf = httperf_check(
             settings, name, apps, rates, capacities, progress, load_cpus, generator
         )
+    beside = BESIDE.get(name)
     return {
         "label": label,
+        **({"beside": beside.as_dict()} if beside else {}),
         "httperf": httperf,
         "capacity_windows": capacity_windows,
         "capacities": {arm: round(rps, 1) for arm, rps in capacities.items()},
@@ -203,7 +209,7 @@ def measure_capacities(
 ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Each arm's capacity: closed-loop windows in rotating rounds, the median of its served
     r/s; a failed request or an arm that answered nothing stops the run in one line."""
-    label = SCENARIOS[name].label
+    label = LATENCY_SCENARIOS[name].label
     arms = tuple(apps)
     capacity_windows = []
     progress.begin(
@@ -219,12 +225,14 @@ def measure_capacities(
                     settings.capacity_window_s,
                     settings.users,
                     settings.settle_s,
+                    beside=beside_load(name, apps[arm].base_url, settings.seed + round_),
                 )
             )
             progress.tick()
             answer.pop("latency_us")
             capacity_windows.append({"arm": arm, "round": round_, **answer})
     for measured in capacity_windows:
+        refuse_failed_beside(label, measured)
         if measured["failures"]:
             reason = max(measured["failures"], key=measured["failures"].__getitem__)
             raise LabError(
@@ -259,7 +267,7 @@ def rate_windows(
 ) -> list[dict[str, Any]]:
     """One rate's open-loop windows, every arm in rotating rounds, each round on its own seed,
     each arm read around its window."""
-    label = SCENARIOS[name].label
+    label = LATENCY_SCENARIOS[name].label
     arms = tuple(apps)
     rounds = settings.pairs if rate.stage == "paired" else settings.overload_rounds
     progress.begin(
@@ -279,6 +287,7 @@ def rate_windows(
                 process=settings.process,
                 settle_s=settings.settle_s,
                 connections=settings.connections,
+                beside=beside_load(name, apps[arm].base_url, seed),
             )
             with read_around(readers[arm]) as readings:
                 answer = generator.run(window)
@@ -299,6 +308,18 @@ def rate_windows(
     return windows
 
 
+def refuse_failed_beside(label: str, window: dict[str, Any]) -> None:
+    """A large answer asked beside the capacity windows that failed stops the run in one line:
+    the small requests' figures would not say what ran beside them."""
+    failures = window.get("beside", {}).get("failures")
+    if failures:
+        reason = max(failures, key=failures.__getitem__)
+        raise LabError(
+            f"{label}: {sum(failures.values())} large answers asked of {window['arm']} beside "
+            f"its capacity windows failed ({reason}); see its log in the run folder"
+        )
+
+
 def httperf_check(
     settings: LatencySettings,
     name: str,
@@ -313,7 +334,7 @@ def httperf_check(
     the overload rates, which leave queues behind), per arm: the lab's generator with a
     connection per request, then httperf (which opens one per request) for as long: the same
     load on the server from two tools that share no code."""
-    request = SCENARIOS[name].request
+    request = LATENCY_SCENARIOS[name].request
     paired = [rate for rate in rates if rate.stage == "paired"]
     skipped = httperf_skipped(name, paired)
     if skipped is not None:
@@ -321,7 +342,7 @@ def httperf_check(
     half = capacities[baseline_arm(settings)] / 2
     rate = min(paired, key=lambda rate: abs(rate.rps - half))
     progress.begin(
-        f"{SCENARIOS[name].label}: httperf at {rate.label} ({rate.rps:,.0f} r/s)",
+        f"{LATENCY_SCENARIOS[name].label}: httperf at {rate.label} ({rate.rps:,.0f} r/s)",
         2 * len(apps) * HTTPERF_S,
     )
     window_s = HTTPERF_S / HTTPERF_ROUNDS
@@ -363,13 +384,13 @@ def httperf_check(
 
 def httperf_skipped(name: str, paired: list[PlannedRate]) -> str | None:
     """Why the httperf check does not run for this scenario, or None."""
-    request = SCENARIOS[name].request
+    request = LATENCY_SCENARIOS[name].request
     if name != HTTPERF_SCENARIO:
         return HTTPERF_ELSEWHERE
     if not paired:
         return "no paired rate was measured"
     if request.method != "GET":
-        return f"httperf sends GETs here; {SCENARIOS[name].label} is a {request.method}"
+        return f"httperf sends GETs here; {LATENCY_SCENARIOS[name].label} is a {request.method}"
     return None
 
 
@@ -382,7 +403,7 @@ def a_connection_per_request(
     seed: int,
 ) -> OpenWindow:
     """The lab generator's window beside httperf's: a connection per request, as httperf."""
-    request = SCENARIOS[name].request
+    request = LATENCY_SCENARIOS[name].request
     return OpenWindow(
         app.base_url + request.path,
         request,
@@ -418,7 +439,7 @@ def warm_up(
 ) -> None:
     """Each arm at the lowest rate for `warmup_s`, not counted: first requests, first
     connections."""
-    progress.begin(f"{SCENARIOS[name].label}: warm-up", len(apps) * settings.warmup_s)
+    progress.begin(f"{LATENCY_SCENARIOS[name].label}: warm-up", len(apps) * settings.warmup_s)
     for arm, app in apps.items():
         generator.run(
             OpenWindow(
@@ -430,6 +451,7 @@ def warm_up(
                 process=settings.process,
                 connections=settings.connections,
                 drain_s=DRAIN_S,
+                beside=beside_load(name, app.base_url, settings.seed - 1),
             )
         )
         progress.tick()
