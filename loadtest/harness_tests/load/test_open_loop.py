@@ -4,9 +4,11 @@ that freezes once for a second, seen as the ~100 requests due during the freeze 
 sent but not counted, failures counted by reason, and its process outliving a bad window and
 never outliving its `with` block. The arrival times themselves are unit-tested at the end."""
 
+import asyncio
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -23,6 +25,7 @@ from loadtest.load.open_loop.client import (
     OpenLoopGenerator,
     OpenWindow,
 )
+from loadtest.load.open_loop.generator import Generator
 from loadtest.load.open_loop.histograms import decoded, max_ms, percentile_ms
 from loadtest.load.plan import Request
 
@@ -223,6 +226,7 @@ def test_a_beside_load_is_sent_on_its_own_schedule_and_counted_apart(
     assert (answer["scheduled"], answer["counted"], answer["completed"]) == (40, 40, 40)
     assert decoded(answer["latency_us"]).get_total_count() == 40
     assert answer["beside"]["sent"] == answer["beside"]["completed"] == expected
+    assert answer["beside"]["seed"] == 5
     assert answer["beside"]["failures"] == {}
     assert decoded(answer["beside"]["latency_us"]).get_total_count() == expected
     assert len(httpx.get(f"{stalling}/recorded").json()) == expected  # all reached it
@@ -237,6 +241,41 @@ def test_a_beside_load_is_sent_on_its_own_schedule_and_counted_apart(
     assert answer["beside"]["completed"] == 0
     without = generator.run(OpenWindow(f"{trivial}/", TRIVIAL, 20, 0.5, seed=1))
     assert "beside" not in without
+
+
+def test_a_beside_load_never_shares_the_windows_connections() -> None:
+    async def pools() -> tuple[bool, bool]:
+        generator = Generator()
+        try:
+            url = "http://127.0.0.1:1/"
+            window = generator.session(url, 8, False, "window")
+            beside = generator.session(url, 8, False, "beside")
+            return window is beside, window is generator.session(url, 8, False, "window")
+        finally:
+            await generator.close()
+
+    assert asyncio.run(pools()) == (False, True)
+
+
+def test_a_window_that_fails_takes_its_beside_load_with_it(trivial: str) -> None:
+    """A window the generator refuses (here: a rate of 0) cancels the beside load it started:
+    nothing of it is left to send into the next window."""
+
+    async def refused() -> tuple[str, set[asyncio.Task[Any]]]:
+        generator = Generator()
+        beside = BesideLoad(f"{trivial}/", TRIVIAL, rate=50, seed=1)
+        window = OpenWindow(f"{trivial}/", TRIVIAL, 0, 2.0, seed=1, beside=beside)
+        try:
+            with pytest.raises(ValueError) as caught:
+                await generator.run(window.command())
+            left = {task for task in asyncio.all_tasks() if task is not asyncio.current_task()}
+            return str(caught.value), left
+        finally:
+            await generator.close()
+
+    message, left = asyncio.run(refused())
+    assert "must be positive" in message
+    assert left == set()
 
 
 def test_a_closed_port_is_counted_as_failures_and_the_generator_goes_on(

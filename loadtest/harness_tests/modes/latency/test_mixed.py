@@ -4,17 +4,23 @@ figures summed, reported and flagged (the real run is test_latency_run.py's)."""
 
 from typing import Any
 
+import pytest
+
+from commons.routes import MAX_PER_PAGE
+from loadtest.lab.errors import LabError
 from loadtest.load.open_loop.histograms import encoded, new_histogram, record_us
 from loadtest.load.scenarios import SCENARIOS
 from loadtest.modes.latency.mixed import (
     BESIDE,
     BESIDE_RPS,
+    LARGE_PER_PAGE,
     LATENCY_SCENARIO_NAMES,
     MIXED_SCENARIOS,
-    beside_load,
+    beside_for,
 )
 from loadtest.modes.latency.report import beside_text, context_table
 from loadtest.modes.latency.results import beside_figures, scenario_flags
+from loadtest.modes.latency.runner import refuse_failed_beside
 
 
 def beside_window(seconds: list[float], sent: int, failures: dict[str, int]) -> dict[str, Any]:
@@ -34,21 +40,23 @@ def test_each_mixed_scenario_reads_one_post_beside_pages_of_its_own_kind_of_rout
     assert BESIDE["mixed"].scenario.path == "/posts?per_page=1000"
     assert MIXED_SCENARIOS["async-mixed"].path == "/async/posts/1"
     assert BESIDE["async-mixed"].scenario.path == "/async/posts?per_page=1000"
-    assert BESIDE["mixed"].scenario.request.count == 1000
+    # The routes' largest page, kept apart so the command line does not import FastAPI.
+    assert BESIDE["mixed"].scenario.request.count == LARGE_PER_PAGE == MAX_PER_PAGE
     # The latency mode offers them after the lab's own; the benchmark does not (no beside load).
     assert LATENCY_SCENARIO_NAMES == (*SCENARIOS, "mixed", "async-mixed")
     assert not set(MIXED_SCENARIOS) & set(SCENARIOS)
 
 
 def test_every_arm_of_a_round_gets_the_same_beside_load_at_its_own_address() -> None:
-    v1 = beside_load("async-mixed", "http://127.0.0.1:8001", seed=2030)
-    v2 = beside_load("async-mixed", "http://127.0.0.1:8002", seed=2030)
+    v1 = beside_for("async-mixed", "http://127.0.0.1:8001", seed=2030)
+    v2 = beside_for("async-mixed", "http://127.0.0.1:8002", seed=2030)
     assert v1 is not None and v2 is not None
     assert v1.url == "http://127.0.0.1:8001/async/posts?per_page=1000"
     assert v2.url == "http://127.0.0.1:8002/async/posts?per_page=1000"
-    assert (v1.seed, v1.rate) == (v2.seed, v2.rate) == (v1.seed, BESIDE_RPS)
+    assert (v1.seed, v1.rate) == (v2.seed, v2.rate)
+    assert v1.rate == BESIDE_RPS
     assert v1.seed != 2030  # not the small requests' own arrivals
-    assert beside_load("read", "http://127.0.0.1:8001", seed=2030) is None
+    assert beside_for("read", "http://127.0.0.1:8001", seed=2030) is None
 
 
 def test_the_large_answers_are_summed_over_an_arms_windows() -> None:
@@ -88,7 +96,10 @@ def test_failed_large_answers_are_flagged_and_shown_beside_the_tail() -> None:
                 "label": "50 r/s",
                 "rps": 50.0,
                 "stage": "paired",
-                "arms": {"v1": arm(beside), "v2": arm({**beside, "failures": {}})},
+                "arms": {
+                    "v1": arm(beside),
+                    "v2": arm({**beside, "completed": 24, "failures": {}}),
+                },
                 "ratios": {},
             }
         },
@@ -98,7 +109,18 @@ def test_failed_large_answers_are_flagged_and_shown_beside_the_tail() -> None:
     assert "(most: status 503)" in flag
     header, rows = context_table(scenario)
     assert header[-1] == "large answers beside: answered / sent, p50 ms"
-    assert [row[-1] for row in rows] == ["21 / 24, 80.0 (3 failed)", "21 / 24, 80.0"]
+    assert [row[-1] for row in rows] == ["21 / 24, 80.0 (3 failed)", "24 / 24, 80.0"]
     del scenario["beside"]
     header, rows = context_table(scenario)
     assert "large answers beside: answered / sent, p50 ms" not in header
+
+
+def test_a_failed_large_answer_in_the_capacity_stage_stops_the_run_in_one_line() -> None:
+    refuse_failed_beside("READ", {"arm": "v1", "failures": {}})  # no beside load: nothing
+    window = {"arm": "v2", "beside": {"failures": {"status 503": 2, "ReadTimeout": 1}}}
+    with pytest.raises(LabError) as caught:
+        refuse_failed_beside("one post beside pages of 1,000 (def)", window)
+    assert str(caught.value) == (
+        "one post beside pages of 1,000 (def): 3 large answers asked of v2 beside its capacity "
+        "windows failed (status 503); see its log in the run folder"
+    )

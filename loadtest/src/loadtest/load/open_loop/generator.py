@@ -71,11 +71,15 @@ class Generator:
     in its settling time, open them again)."""
 
     def __init__(self) -> None:
-        self.sessions: dict[tuple[str, int, bool], aiohttp.ClientSession] = {}
+        self.sessions: dict[tuple[str, int, bool, str], aiohttp.ClientSession] = {}
 
-    def session(self, url: str, connections: int, close_each: bool) -> aiohttp.ClientSession:
+    def session(
+        self, url: str, connections: int, close_each: bool, pool: str
+    ) -> aiohttp.ClientSession:
+        """The connections to `url`'s server for `pool` ("window", or "beside": a window's beside
+        load never shares its connections, whatever their caps)."""
         parts = urlsplit(url)
-        key = (parts.netloc, connections, close_each)
+        key = (parts.netloc, connections, close_each, pool)
         if key not in self.sessions:
             # A connection per request (httperf's way, for the check against it), or kept
             # open while idle less than KEEPALIVE_S.
@@ -96,13 +100,15 @@ class Generator:
         for session in self.sessions.values():
             await session.close()
 
-    def target(self, command: dict[str, Any]) -> Target:
+    def target(self, command: dict[str, Any], pool: str = "window") -> Target:
         """What every request of a window sends, and where: read once, not per request."""
         request = Request.from_dict(command["request"])
         return Target(
             request,
             command["url"],
-            self.session(command["url"], command["connections"], command.get("close_each", False)),
+            self.session(
+                command["url"], command["connections"], command.get("close_each", False), pool
+            ),
             request.body.encode() if request.body is not None else None,
         )
 
@@ -146,7 +152,6 @@ class Generator:
         start = time.perf_counter() + LEAD_S
         count_from = start + command["settle_s"]
         end = start + command["duration_s"]
-        beside = self.start_beside(command, start)
 
         async def request(due: float, counted: bool) -> None:
             # How late the request started: the scheduling thread's wake-up, the hand-over to
@@ -196,21 +201,18 @@ class Generator:
             failures[UNFINISHED] += unfinished
         thread.join()
         counted_s = end - count_from
-        return await with_beside(
-            beside,
-            {
-                "scheduled": len(offsets),
-                "counted": state["counted"],
-                "completed": latency.get_total_count(),
-                "failures": dict(failures),
-                "waited_for_connection": state["waited"],
-                "counted_s": counted_s,
-                "served_rps": state["served"] / counted_s if counted_s > 0 else None,
-                "drain_s": max(0.0, state["last_end"] - end),
-                "latency_us": encoded(latency),
-                "lateness_us": encoded(lateness),
-            },
-        )
+        return {
+            "scheduled": len(offsets),
+            "counted": state["counted"],
+            "completed": latency.get_total_count(),
+            "failures": dict(failures),
+            "waited_for_connection": state["waited"],
+            "counted_s": counted_s,
+            "served_rps": state["served"] / counted_s if counted_s > 0 else None,
+            "drain_s": max(0.0, state["last_end"] - end),
+            "latency_us": encoded(latency),
+            "lateness_us": encoded(lateness),
+        }
 
     async def closed_window(self, command: dict[str, Any]) -> dict[str, Any]:
         """`connections` requests in flight, each sent as the one before it is answered: the
@@ -221,7 +223,6 @@ class Generator:
         start = time.perf_counter()
         count_from = start + command["settle_s"]
         end = start + command["duration_s"]
-        beside = self.start_beside(command, start)
 
         async def user() -> None:
             while (sent := time.perf_counter()) < end:
@@ -243,36 +244,23 @@ class Generator:
             await asyncio.wait(left)
             failures[UNFINISHED] += len(left)
         counted_s = end - count_from
-        return await with_beside(
-            beside,
-            {
-                "completed": latency.get_total_count(),
-                "failures": dict(failures),
-                "served_rps": latency.get_total_count() / counted_s if counted_s > 0 else None,
-                "latency_us": encoded(latency),
-            },
-        )
+        return {
+            "completed": latency.get_total_count(),
+            "failures": dict(failures),
+            "served_rps": latency.get_total_count() / counted_s if counted_s > 0 else None,
+            "latency_us": encoded(latency),
+        }
 
-    def start_beside(
-        self, command: dict[str, Any], start: float
-    ) -> "asyncio.Task[dict[str, Any]] | None":
-        """The window's beside load (client.py's BesideLoad), started now; None without one."""
-        if not command.get("beside"):
-            return None
-        return asyncio.ensure_future(
-            self.beside_load(command["beside"], start, command["duration_s"], command["drain_s"])
-        )
-
-    async def beside_load(
+    async def run_beside(
         self, beside: dict[str, Any], start: float, duration_s: float, drain_s: float
     ) -> dict[str, Any]:
-        """Requests due on a Poisson schedule of their own for `duration_s` from `start`, each
-        answer checked and its latency counted from its send, apart from the window's: what
-        ran beside it, and whether it was answered."""
+        """A window's beside load (client.py's BesideLoad): requests due on a Poisson schedule
+        of their own for `duration_s` from `start`, on connections of their own, each answer
+        checked and its latency counted from its send, apart from the window's."""
         offsets = arrival_offsets(
             beside["rate"], duration_s, seed=beside["seed"], process="poisson"
         )
-        target = self.target(beside)
+        target = self.target(beside, pool="beside")
         latency = new_histogram()
         failures: Counter[str] = Counter()
         tasks: set[asyncio.Task[None]] = set()
@@ -285,18 +273,23 @@ class Generator:
             else:
                 failures[problem] += 1
 
-        # Their timing is the load's, not a measurement: the event loop's own timers do.
-        for offset in offsets:
-            delay = start + offset - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            task = asyncio.ensure_future(request())
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-        unfinished = await drained(tasks, set(tasks), drain_s)
+        try:
+            # Their timing is the load's, not a measurement: the event loop's own timers do.
+            for offset in offsets:
+                delay = start + offset - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                task = asyncio.ensure_future(request())
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            unfinished = await drained(tasks, set(tasks), drain_s)
+        finally:  # cancelled with its window: nothing of it goes on into the next one
+            for task in set(tasks):
+                task.cancel()
         if unfinished:
             failures[UNFINISHED] += unfinished
         return {
+            "seed": beside["seed"],
             "sent": len(offsets),
             "completed": latency.get_total_count(),
             "failures": dict(failures),
@@ -308,13 +301,30 @@ class Generator:
         # one takes milliseconds) and be counted against the server: none run in a window;
         # what a window left is collected after it.
         gc.disable()
+        beside = None
         try:
+            if command["op"] not in ("open", "closed"):
+                raise ValueError(f"unknown command {command['op']!r}")
+            if command.get("beside"):
+                beside = asyncio.ensure_future(
+                    self.run_beside(
+                        command["beside"],
+                        time.perf_counter() + LEAD_S,
+                        command["duration_s"],
+                        command["drain_s"],
+                    )
+                )
             if command["op"] == "open":
-                return await self.open_window(command)
-            if command["op"] == "closed":
-                return await self.closed_window(command)
-            raise ValueError(f"unknown command {command['op']!r}")
+                figures = await self.open_window(command)
+            else:
+                figures = await self.closed_window(command)
+            if beside is not None:
+                figures["beside"] = await beside
+            return figures
         finally:
+            if beside is not None and not beside.done():  # the window failed
+                beside.cancel()
+                await asyncio.wait([beside])
             gc.enable()
             gc.collect()
 
@@ -332,15 +342,6 @@ async def serve() -> None:
             sys.stdout.flush()
     finally:
         await generator.close()
-
-
-async def with_beside(
-    beside: "asyncio.Task[dict[str, Any]] | None", figures: dict[str, Any]
-) -> dict[str, Any]:
-    """A window's figures, with its beside load's once that has drained too."""
-    if beside is None:
-        return figures
-    return {**figures, "beside": await beside}
 
 
 async def drained(

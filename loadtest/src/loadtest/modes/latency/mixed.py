@@ -2,9 +2,10 @@
 requests, one post by id, are offered at the paired rates (and counted), while pages of 1,000
 posts are asked beside them at a steady rate of their own, BESIDE_RPS, on connections of their
 own (checked, and reported apart): on `def` routes (`mixed`) and on `async def` routes
-(`async-mixed`, commons/async_routes.py), in each arm. An `async def` route builds its answer on
-the event loop, so a large one holds every small request that arrives meanwhile; a `def` route
-builds it in the thread pool, where the small ones share the interpreter with it."""
+(`async-mixed`, commons/async_routes.py), in each arm. In an `async def` route FastAPI validates
+the large answer on the event loop; in a `def` route it validates it in the thread pool, whose
+thread holds the interpreter while it does. Either way it serialises the answer on the event
+loop, and every small request that arrives meanwhile waits."""
 
 from dataclasses import dataclass
 
@@ -13,11 +14,12 @@ from loadtest.load.plan import Request, Scenario
 from loadtest.load.scenarios import POST_FIELDS, POST_LIST_FIELDS, SCENARIOS, post_list
 
 SMALL_POST_ID = 1  # the dataset's first post, visible whatever the dataset's size
-LARGE_PER_PAGE = 1000  # the list routes' largest page (commons/routes.py's MAX_PER_PAGE)
+# The list routes' largest page: commons/routes.py's MAX_PER_PAGE (not imported: it would
+# import FastAPI into every command line's start; test_mixed.py checks that they agree).
+LARGE_PER_PAGE = 1000
 # The large answers a second, in every arm alike: a few, so that the small requests' rates, not
 # the large answers, load the arm (a page of 1,000 costs v1 about 40-90 ms of CPU on a 2-vCPU VM).
 BESIDE_RPS = 4.0
-BESIDE_CONNECTIONS = 8
 # Added to a window's seed for its beside load's: both arms of a round get the same arrivals.
 BESIDE_SEED_OFFSET = 500_000
 
@@ -32,13 +34,7 @@ class Beside:
     def load(self, base_url: str, seed: int) -> BesideLoad:
         """The beside load of one window against the arm at `base_url`."""
         request = self.scenario.request
-        return BesideLoad(
-            base_url + request.path,
-            request,
-            self.rps,
-            seed + BESIDE_SEED_OFFSET,
-            BESIDE_CONNECTIONS,
-        )
+        return BesideLoad(base_url + request.path, request, self.rps, seed + BESIDE_SEED_OFFSET)
 
     def as_dict(self) -> dict[str, object]:
         return {"path": self.scenario.path, "rps": self.rps, "label": self.scenario.label}
@@ -80,7 +76,7 @@ LATENCY_SCENARIOS = SCENARIOS | MIXED_SCENARIOS
 LATENCY_SCENARIO_NAMES = tuple(LATENCY_SCENARIOS)
 
 
-def beside_load(name: str, base_url: str, seed: int) -> BesideLoad | None:
+def beside_for(name: str, base_url: str, seed: int) -> BesideLoad | None:
     """A window's beside load for scenario `name` (None: it has none)."""
     beside = BESIDE.get(name)
     return None if beside is None else beside.load(base_url, seed)

@@ -240,7 +240,7 @@ def generator_lines(results: dict[str, Any]) -> list[str]:
 def scenario_heading(scenario: dict[str, Any]) -> str:
     capacities = ", ".join(f"{arm} {rps:,.0f} r/s" for arm, rps in scenario["capacities"].items())
     beside = scenario.get("beside")
-    asked = f"; beside it, {beside['label']} at {beside['rps']:g} r/s" if beside else ""
+    asked = f"; {beside['label']} asked at {beside['rps']:g} r/s throughout" if beside else ""
     return f"{scenario['label']} (capacity, closed loop: {capacities}{asked})"
 
 

@@ -337,8 +337,8 @@ def scenario_flags(figures: dict[str, Any]) -> list[str]:
                 reason = max(beside_failures, key=beside_failures.__getitem__)
                 flags.append(
                     f"{where}: {sum(beside_failures.values())} large answers asked beside the "
-                    f"windows failed (most: {reason}): the load beside them was lighter than "
-                    "the other arms'"
+                    f"windows failed (most: {reason}): the load beside its windows differed "
+                    "from the other arms'"
                 )
         for comparison, ratios in rate["ratios"].items():
             if rate["stage"] != "paired":

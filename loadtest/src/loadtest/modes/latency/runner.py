@@ -26,7 +26,7 @@ from loadtest.load.plan import Request
 from loadtest.load.verify import verify_scenario
 from loadtest.modes.latency.arms import ArmReader, collections_between, start_probed_arm
 from loadtest.modes.latency.httperf import HTTPERF_ELSEWHERE, HTTPERF_SCENARIO, run_httperf
-from loadtest.modes.latency.mixed import BESIDE, LATENCY_SCENARIOS, beside_load
+from loadtest.modes.latency.mixed import BESIDE, LATENCY_SCENARIOS, beside_for
 from loadtest.modes.latency.rates import (
     PlannedRate,
     ceiling_seconds,
@@ -101,9 +101,11 @@ def run_latency(settings: LatencySettings, console: Console) -> Path:
         readers = {arm: ArmReader(app) for arm, app in apps.items()}
         for reader in readers.values():
             session.stack.callback(reader.close)
-        scenarios = {}
+        # Every scenario first: one that fails is refused before any other was measured.
         for name in settings.scenarios:
             verify(apps, name, database.url)
+        scenarios = {}
+        for name in settings.scenarios:
             scenarios[name] = measure_scenario(
                 settings,
                 name,
@@ -136,13 +138,16 @@ def generator_line(limits: dict[str, Any]) -> str:
 
 def verify(apps: dict[str, RunningApp], name: str, database_url: str) -> None:
     """Every arm answers the scenario, and what its windows ask beside it, right and in full."""
+    scenario = LATENCY_SCENARIOS[name]
     beside = BESIDE.get(name)
-    scenarios = [LATENCY_SCENARIOS[name], *([beside.scenario] if beside else [])]
+    checked = [(scenario, scenario.label)]
+    if beside is not None:
+        checked.append((beside.scenario, f"{beside.scenario.label}, asked beside {scenario.label}"))
     for arm, app in apps.items():
-        for scenario in scenarios:
-            problems = verify_scenario(app.base_url, scenario, database_url, arm)
+        for asked, label in checked:
+            problems = verify_scenario(app.base_url, asked, database_url, arm)
             if problems:
-                raise LabError(f"{arm}: {scenario.label} failed verification: {problems[0]}")
+                raise LabError(f"{arm}: {label} failed verification: {problems[0]}")
 
 
 def request_of(name: str, arm: str) -> Request:
@@ -225,11 +230,13 @@ def measure_capacities(
                     settings.capacity_window_s,
                     settings.users,
                     settings.settle_s,
-                    beside=beside_load(name, apps[arm].base_url, settings.seed + round_),
+                    beside=beside_for(name, apps[arm].base_url, settings.seed + round_),
                 )
             )
             progress.tick()
             answer.pop("latency_us")
+            if "beside" in answer:
+                answer["beside"].pop("latency_us")
             capacity_windows.append({"arm": arm, "round": round_, **answer})
     for measured in capacity_windows:
         refuse_failed_beside(label, measured)
@@ -287,7 +294,7 @@ def rate_windows(
                 process=settings.process,
                 settle_s=settings.settle_s,
                 connections=settings.connections,
-                beside=beside_load(name, apps[arm].base_url, seed),
+                beside=beside_for(name, apps[arm].base_url, seed),
             )
             with read_around(readers[arm]) as readings:
                 answer = generator.run(window)
@@ -451,7 +458,7 @@ def warm_up(
                 process=settings.process,
                 connections=settings.connections,
                 drain_s=DRAIN_S,
-                beside=beside_load(name, app.base_url, settings.seed - 1),
+                beside=beside_for(name, app.base_url, settings.seed - 1),
             )
         )
         progress.tick()
