@@ -564,3 +564,119 @@ def test_a_launched_arm_on_the_app_cpus_alone_runs_on_the_same_terms(tmp_path: P
     [flag] = terms_flags(settings, pinning, lives)
     assert flag.startswith("the arms ran on different terms: old on the app CPUs [1], new ")
     assert terms_flags(settings, pinning) == [flag]  # nothing read of it: not on the same terms
+
+
+# An arm derived from `old` (`from`, `with`): old's command in an environment of its own.
+DERIVED = 'from = "old"\nwith = ["fastapi==0.165.0", "starlette==1.10.0"]\nport = 8002\n'
+
+
+def test_a_derived_arm_runs_its_bases_command_on_its_own_port(tmp_path: Path) -> None:
+    text = (
+        f'[arms.old]\ncommand = ["{PYTHON}", "-m", "http.server", "{{port}}"]\nport = 8001\n'
+        'env = { MODE = "bench" }\nhealth = "/up"\n'
+        f'\n[arms.new]\nlabel = "on FastAPI 0.165"\n{DERIVED}' + SCENARIO
+    )
+    file = read(tmp_path, text)
+    old, new = file.plan.service("old"), file.plan.service("new")
+    assert new.command == (PYTHON, "-m", "http.server", "8002")  # {port}: its own
+    assert (new.port, new.label) == (8002, "on FastAPI 0.165")
+    assert (new.environment, new.health_path, new.cwd) == (
+        old.environment,
+        old.health_path,
+        old.cwd,
+    )
+    assert file.arm_options["new"].derive_from == "old"
+    assert file.arm_options["new"].pins == ("fastapi==0.165.0", "starlette==1.10.0")
+    assert file.arm_options["old"].derive_from is None
+    assert file.environments == {}  # built when the run starts, not when the file is read
+
+
+def test_the_versions_example_reads() -> None:
+    file = read_compare_file(EXAMPLES / "lab-versions.toml")
+    assert file.plan.arms == ("v1", "v2-on-2-11", "v2")
+    derived = file.plan.service("v2-on-2-11")
+    assert derived.command == (
+        *file.plan.service("v2").command[:7],
+        "8005",
+        *file.plan.service("v2").command[8:],
+    )
+    assert file.arm_options["v2-on-2-11"].pins == ("pydantic==2.11.10", "pydantic-core==2.33.2")
+    assert file.plan.comparisons == (("v2-on-2-11", "v1"), ("v2", "v1"), ("v2", "v2-on-2-11"))
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        (
+            'with = ["pydantic==2.11.10"]\nurl = "http://127.0.0.1:8002"\n',
+            "with",
+            "pins go over another arm's environment: name it with `from`",
+        ),
+        (
+            'from = "newest"\nwith = ["a==1"]\nport = 8002\n',
+            "from",
+            "'newest' is not another arm of the file",
+        ),
+        (
+            'from = "new"\nwith = ["a==1"]\nport = 8002\n',
+            "from",
+            "'new' is not another arm of the file",
+        ),
+        ('from = "old"\nport = 8002\n', "with", "expected the packages to pin over the base"),
+        (
+            'from = "old"\nwith = []\nport = 8002\n',
+            "with",
+            "expected the packages to pin over the base",
+        ),
+        (
+            'from = "old"\nwith = ["pydantic"]\nport = 8002\n',
+            "with",
+            "'pydantic' is not a requirement such as pydantic==2.11.10",
+        ),
+        (
+            'from = "old"\nwith = ["a==1"]\n',
+            "port",
+            "an arm with a command needs the port it listens on",
+        ),
+        (
+            f'from = "old"\nwith = ["a==1"]\ncommand = ["{PYTHON}"]\nport = 8002\n',
+            "command",
+            "a derived arm runs old's command in an environment of its own: leave command out",
+        ),
+    ],
+    ids=[
+        "with-alone",
+        "unknown",
+        "itself",
+        "no-with",
+        "empty-with",
+        "bare-name",
+        "no-port",
+        "own-command",
+    ],
+)
+def test_a_derived_arm_is_refused_in_one_line(
+    tmp_path: Path, body: str, field: str, message: str
+) -> None:
+    assert f"arms.new.{field}: {message}" in failure(tmp_path, with_new(body))
+
+
+def test_an_arm_is_derived_only_from_an_environment_it_can_read(tmp_path: Path) -> None:
+    by_url = '[arms.old]\nurl = "http://127.0.0.1:8001"\n'
+    assert failure(tmp_path, by_url + f"\n[arms.new]\n{DERIVED}" + SCENARIO).endswith(
+        "arms.new.from: old has no command (it is reached by its url): there is no environment "
+        "to derive from"
+    )
+    shell = '[arms.old]\ncommand = ["/bin/sh", "-c", "exit 1"]\nport = 8001\n'
+    assert failure(tmp_path, shell + f"\n[arms.new]\n{DERIVED}" + SCENARIO).endswith(
+        "arms.new.from: old's command starts with /bin/sh, not a virtual environment's python (a "
+        "folder with pyvenv.cfg): there is no environment to derive from"
+    )
+    chained = (
+        OLD
+        + f"\n[arms.new]\n{DERIVED}\n[arms.newer]\n"
+        + DERIVED.replace('"old"', '"new"').replace("8002", "8003")
+    )
+    assert failure(tmp_path, chained + SCENARIO).endswith(
+        "arms.newer.from: new is derived itself: derive from the arm it comes from"
+    )

@@ -9,11 +9,13 @@ import re
 import shlex
 import shutil
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
+from loadtest.lab.derived_environments import is_environment_python
 from loadtest.lab.errors import LabError
 from loadtest.lab.services import Service, is_loopback, local_url
 from loadtest.load.plan import (
@@ -56,7 +58,12 @@ ARM_KEYS = (
     "start_timeout_s",
     "own_process",
     "container",
+    "from",
+    "with",
 )
+# What an arm derived from another (`from`) takes from it, unless it says otherwise: it runs the
+# same command in an environment of its own. Its port, label, url and the rest are its own.
+INHERITED_KEYS = ("command", "cwd", "env", "health", "start_timeout_s")
 SCENARIO_KEYS = (
     "label",
     "method",
@@ -92,6 +99,10 @@ class ArmOptions:
     own_process: bool = True  # false: the command only launches it (docker run): no CPU/memory
     # ... unless it names the container it starts, whose processes are read instead (root)
     container: str | None = None
+    # `from` and `with`: the arm whose command runs, in its environment with these pins over
+    # it (lab/derived_environments.py, built when the run starts).
+    derive_from: str | None = None
+    pins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,8 @@ class CompareFile:
     normalisations: tuple[str, ...]
     allow_remote: bool
     arm_options: dict[str, ArmOptions]
+    # Per derived arm, its environment as the run built or found it (set when the run starts).
+    environments: dict[str, dict[str, Any]] = dataclass_field(default_factory=dict)
 
 
 class FileError(LabError):
@@ -293,12 +306,85 @@ def read_arms(
     arm_options: dict[str, ArmOptions] = {}
     compare_with: dict[str, str] = {}
     for name, entry in arms_table.items():
-        service, extra, reference = read_arm(reader, name, entry, folder)
+        base = derived_from(reader, name, entry, arms_table)
+        if base is None:
+            service, extra, reference = read_arm(reader, name, entry, folder)
+        else:
+            service, extra, reference = read_derived_arm(
+                reader, name, entry, base, arms_table[base], folder
+            )
         if reference is not None:
             compare_with[name] = reference
         services.append(service)
         arm_options[name] = extra
     return services, arm_options, compare_with
+
+
+def derived_from(reader: Reader, name: str, entry: Any, arms_table: dict[str, Any]) -> str | None:
+    """The arm an arm is derived from (`from`), checked; None for an arm of its own."""
+    if not isinstance(entry, dict):
+        return None  # read_arm says what is wrong with it
+    field = f"arms.{name}"
+    if "from" not in entry:
+        if "with" in entry:
+            raise reader.fail(
+                f"{field}.with", "pins go over another arm's environment: name it with `from`"
+            )
+        return None
+    base = reader.string(entry["from"], f"{field}.from")
+    found = arms_table.get(base)
+    if base == name or not isinstance(found, dict):
+        raise reader.fail(f"{field}.from", f"{base!r} is not another arm of the file")
+    if "from" in found:
+        raise reader.fail(
+            f"{field}.from", f"{base} is derived itself: derive from the arm it comes from"
+        )
+    if "command" not in found:
+        raise reader.fail(
+            f"{field}.from",
+            f"{base} has no command (it is reached by its url): there is no environment to "
+            "derive from",
+        )
+    for key in ("command", "url", "container"):
+        if key in entry:
+            raise reader.fail(
+                f"{field}.{key}",
+                f"a derived arm runs {base}'s command in an environment of its own: leave "
+                f"{key} out",
+            )
+    return base
+
+
+def read_derived_arm(
+    reader: Reader, name: str, entry: dict[str, Any], base: str, found: dict[str, Any], folder: Path
+) -> tuple[Service, ArmOptions, str | None]:
+    """An arm with `from` and `with`: its base's command, cwd, env, health and start timeout
+    (unless it gives its own), its own port; the base's program must be a virtual
+    environment's interpreter, the environment its own is derived from."""
+    field = f"arms.{name}"
+    pins = reader.strings(entry.get("with", []), f"{field}.with")
+    if not pins:
+        raise reader.fail(
+            f"{field}.with",
+            'expected the packages to pin over the base, e.g. ["pydantic==2.11.10", '
+            '"pydantic-core==2.33.2"]',
+        )
+    for pin in pins:
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*[=<>!~]", pin):
+            raise reader.fail(
+                f"{field}.with", f"{pin!r} is not a requirement such as pydantic==2.11.10"
+            )
+    merged = {key: found[key] for key in INHERITED_KEYS if key in found}
+    merged |= {key: value for key, value in entry.items() if key not in ("from", "with")}
+    service, extra, reference = read_arm(reader, name, merged, folder)
+    assert service.command is not None, "a derived arm has its base's command"
+    if not is_environment_python(Path(service.command[0])):
+        raise reader.fail(
+            f"{field}.from",
+            f"{base}'s command starts with {service.command[0]}, not a virtual environment's "
+            "python (a folder with pyvenv.cfg): there is no environment to derive from",
+        )
+    return service, replace(extra, derive_from=base, pins=pins), reference
 
 
 def read_options(reader: Reader, value: Any) -> dict[str, Any]:

@@ -81,6 +81,12 @@ def file_settings(settings: CompareSettings) -> dict[str, Any]:
                 "health": service.health_path,
                 "started_here": service.started_here,
                 "own_process": settings.arm_options[service.name].own_process,
+                # A derived arm's (`from`, `with`): its base, pins, interpreter and versions.
+                **(
+                    {"environment": settings.file.environments[service.name]}
+                    if service.name in settings.file.environments
+                    else {}
+                ),
             }
             for service in plan.services
         },

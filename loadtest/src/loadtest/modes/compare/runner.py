@@ -23,6 +23,7 @@ from loadtest.lab.progress import ProgressDisplay
 from loadtest.lab.services import RunningApp, Service, start_service, wait_for_health
 from loadtest.lab.startup import StartupSamples, kill_now
 from loadtest.load.scenarios import SCENARIOS
+from loadtest.modes.compare.environments import with_derived_environments
 from loadtest.modes.compare.file import caller_path
 from loadtest.modes.compare.results import build_compare_results
 from loadtest.modes.compare.settings import CompareSettings
@@ -45,6 +46,7 @@ SECONDS_PER_START = 2.0  # for the progress line
 def run_compare(settings: CompareSettings, console: Console) -> Path:
     """Verify, measure, write results/<timestamp>-compare/ and print the table."""
     check_before_starting(settings)
+    settings = with_derived_environments(settings, console)
     began = time.monotonic()
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []

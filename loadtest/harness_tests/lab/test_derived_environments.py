@@ -1,0 +1,107 @@
+"""Environments derived from an arm's (lab/derived_environments.py, compare's `from`/`with`),
+built for real by uv from app_v2's environment into a cache of the test's own: the pins over the
+base's packages, the cache reused, the versions recorded, bytecode compiled, and every conflict
+refused in one line with nothing left behind. The pins are those app_v2_latest's lock holds
+(FastAPI 0.165.0, Starlette 1.10.0), so uv's cache has their wheels after the bootstrap."""
+
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness_tests.runner import REPOSITORY_ROOT
+from loadtest.lab import derived_environments
+from loadtest.lab.derived_environments import derive_environment, is_environment_python
+from loadtest.lab.errors import LabError
+from loadtest.modes.compare.environments import with_derived_environments
+from loadtest.modes.compare.file import read_compare_file
+from loadtest.modes.compare.settings import CompareSettings
+
+APP_V2_PYTHON = REPOSITORY_ROOT / "app_v2" / ".venv" / "bin" / "python"
+LATEST = ("fastapi==0.165.0", "starlette==1.10.0")
+
+
+def test_the_pins_go_over_the_base_and_the_environment_is_reused(tmp_path: Path) -> None:
+    built = derive_environment(APP_V2_PYTHON, LATEST, tmp_path)
+    assert built.built
+    assert built.python.parent.parent.parent == tmp_path
+    assert built.versions == {
+        "python": f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
+        "pydantic": "2.14.3",  # the base's, unchanged
+        "pydantic-core": "2.50.4",
+        "fastapi": "0.165.0",
+        "starlette": "1.10.0",
+    }
+    site = built.python.parent.parent / "lib"
+    assert list(site.glob("python3*/site-packages/fastapi/__pycache__/*.pyc"))  # compiled
+    # The base's own code stays an editable install of the same source.
+    assert (site.parent / "requirements.txt").read_text().count("-e file://") == 2
+
+    again = derive_environment(APP_V2_PYTHON, tuple(reversed(LATEST)), tmp_path)
+    assert not again.built and again.python == built.python  # the pins' order is no change
+    assert "reused from the cache" in again.sentence()
+    assert "fastapi 0.165.0" in again.sentence()
+
+
+def test_a_pin_that_needs_another_package_moved_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(LabError) as caught:
+        derive_environment(APP_V2_PYTHON, ("fastapi==0.165.0",), tmp_path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("uv could not install its packages (the base's packages are")
+    assert "fastapi>=0.165.0 depends on starlette>=1.6.0" in message
+    assert "you require starlette==0.50.0" in message  # the base's, named
+    assert list(tmp_path.iterdir()) == []  # nothing half-built is left to be reused
+
+
+def test_pins_that_contradict_each_other_are_refused(tmp_path: Path) -> None:
+    """Overrides replace the pinned packages' requirements on each other too: FastAPI 0.165
+    over Starlette 0.50 installs, and would start broken; the check after it refuses it."""
+    with pytest.raises(LabError) as caught:
+        derive_environment(APP_V2_PYTHON, ("fastapi==0.165.0", "starlette==0.50.0"), tmp_path)
+    assert str(caught.value) == (
+        "the pins contradict each other: The package `fastapi` requires `starlette>=1.6.0`, "
+        "but `0.50.0` is installed"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_only_a_virtual_environments_python_can_be_derived_from() -> None:
+    assert is_environment_python(APP_V2_PYTHON)
+    assert is_environment_python(Path(sys.executable))  # the harness's own environment
+    assert not is_environment_python(Path("/bin/sh"))
+    assert not is_environment_python(Path("/usr/bin/python3"))  # no pyvenv.cfg above it
+
+
+def test_a_compare_run_starts_a_derived_arm_on_its_own_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(derived_environments, "CACHE_DIR", tmp_path / "cache")
+    path = tmp_path / "compare.toml"
+    path.write_text(
+        f'[arms.v2]\ncommand = ["{APP_V2_PYTHON}", "-m", "http.server", "{{port}}"]\n'
+        "port = 8002\n"
+        f'[arms.latest]\nfrom = "v2"\nwith = {list(LATEST)!r}\nport = 8003\n'.replace("'", '"')
+        + '[scenarios.read]\npath = "/"\n'
+    )
+    settings = CompareSettings(file=read_compare_file(path))
+    console = Console(record=True, width=200)
+    derived = with_derived_environments(settings, console)
+    assert derived.file is not None
+    latest = derived.file.plan.service("latest")
+    assert latest.command[0].startswith(str(tmp_path / "cache"))
+    assert latest.command[1:] == ("-m", "http.server", "8003")
+    assert derived.file.plan.service("v2") == settings.plan.service("v2")
+    environment = derived.file.environments["latest"]
+    assert (environment["from"], environment["with"]) == ("v2", list(LATEST))
+    assert environment["versions"]["fastapi"] == "0.165.0"
+    printed = console.export_text()
+    assert "latest: v2's environment with fastapi==0.165.0, starlette==1.10.0" in printed
+    assert "fastapi 0.165.0, starlette 1.10.0; built in" in printed
+
+    bad = path.read_text().replace(', "starlette==1.10.0"', "")
+    path.write_text(bad)
+    with pytest.raises(LabError) as caught:
+        with_derived_environments(CompareSettings(file=read_compare_file(path)), console)
+    assert str(caught.value).startswith(f"{path}: arms.latest.with: uv could not install")
