@@ -67,6 +67,23 @@ def test_pins_that_contradict_each_other_are_refused(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_requirements_file_lists_the_packages_in_place_of_the_bases(tmp_path: Path) -> None:
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("starlette==1.10.0\n")
+    cache = tmp_path / "cache"
+    built = derive_environment(APP_V2_PYTHON, (), cache, requirements=requirements)
+    # Only what the file lists (and what it needs): none of app_v2's own packages.
+    assert (built.versions["starlette"], built.versions["fastapi"]) == ("1.10.0", None)
+    assert built.versions["pydantic"] is None
+    # The file's text is part of the key: another text, another environment.
+    requirements.write_text("starlette==0.50.0\n")  # app_v2's: in uv's cache too
+    other = derive_environment(APP_V2_PYTHON, (), cache, requirements=requirements)
+    assert other.built and other.python != built.python
+    assert other.versions["starlette"] == "0.50.0"
+    with pytest.raises(LabError, match=r"^cannot read .*absent\.txt"):
+        derive_environment(APP_V2_PYTHON, (), cache, requirements=tmp_path / "absent.txt")
+
+
 def test_only_a_virtual_environments_python_can_be_derived_from() -> None:
     assert is_environment_python(APP_V2_PYTHON)
     assert is_environment_python(Path(sys.executable))  # the harness's own environment
@@ -97,7 +114,10 @@ def test_a_compare_run_starts_a_derived_arm_on_its_own_environment(
     assert (environment["from"], environment["with"]) == ("v2", list(LATEST))
     assert environment["versions"]["fastapi"] == "0.165.0"
     printed = console.export_text()
-    assert "latest: v2's environment with fastapi==0.165.0, starlette==1.10.0" in printed
+    assert (
+        "latest: v2's interpreter, v2's packages with fastapi==0.165.0, starlette==1.10.0 over "
+        "them" in printed
+    )
     assert "fastapi 0.165.0, starlette 1.10.0; built in" in printed
 
     bad = path.read_text().replace(', "starlette==1.10.0"', "")

@@ -610,7 +610,12 @@ def test_the_versions_example_reads() -> None:
         (
             'with = ["pydantic==2.11.10"]\nurl = "http://127.0.0.1:8002"\n',
             "with",
-            "pins go over another arm's environment: name it with `from`",
+            "an environment derived from another arm's: name that arm with `from`",
+        ),
+        (
+            'requirements = "r.txt"\nurl = "http://127.0.0.1:8002"\n',
+            "requirements",
+            "an environment derived from another arm's: name that arm with `from`",
         ),
         (
             'from = "newest"\nwith = ["a==1"]\nport = 8002\n',
@@ -646,6 +651,7 @@ def test_the_versions_example_reads() -> None:
     ],
     ids=[
         "with-alone",
+        "requirements-alone",
         "unknown",
         "itself",
         "no-with",
@@ -679,4 +685,16 @@ def test_an_arm_is_derived_only_from_an_environment_it_can_read(tmp_path: Path) 
     )
     assert failure(tmp_path, chained + SCENARIO).endswith(
         "arms.newer.from: new is derived itself: derive from the arm it comes from"
+    )
+
+
+def test_a_derived_arm_may_list_its_packages_in_a_requirements_file(tmp_path: Path) -> None:
+    (tmp_path / "pinned.txt").write_text("starlette==1.10.0\n")
+    body = 'from = "old"\nrequirements = "pinned.txt"\nport = 8002\n'
+    file = read(tmp_path, with_new(body))
+    options = file.arm_options["new"]
+    assert (options.requirements, options.pins) == (tmp_path / "pinned.txt", ())
+    missing = body.replace("pinned.txt", "absent.txt")
+    assert failure(tmp_path, with_new(missing)).endswith(
+        f"arms.new.requirements: {tmp_path / 'absent.txt'} is not a file"
     )

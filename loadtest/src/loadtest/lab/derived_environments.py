@@ -4,7 +4,7 @@ of the service's own code included), are installed into a new virtual environmen
 of `with` as uv overrides, so that a floor the code declares (app_v2's `pydantic>=2.12`) is no
 conflict, on the base environment's own interpreter (never one uv downloads). Built by uv into
 .tools/environments/<key>/, reused while the base's packages, the pins and the interpreter are
-unchanged."""
+unchanged. Or, in place of the base's packages, a requirements file's."""
 
 import hashlib
 import json
@@ -85,33 +85,56 @@ def is_environment_python(program: Path) -> bool:
 
 
 def derive_environment(
-    base_python: Path, pins: tuple[str, ...], cache_dir: Path | None = None
+    base_python: Path,
+    pins: tuple[str, ...],
+    cache_dir: Path | None = None,
+    requirements: Path | None = None,
 ) -> DerivedEnvironment:
     """The environment of `base_python` with `pins` over it, from the cache (CACHE_DIR unless
     given) or built now; a pin uv cannot satisfy is a LabError in one line, naming the
-    conflict."""
+    conflict. Its packages are the base environment's as installed, or those a `requirements`
+    file lists (read where it is: its relative paths are its own folder's; the cache key
+    covers its own text, not that of files it includes)."""
     started = time.monotonic()
     cache_dir = cache_dir or CACHE_DIR
     uv = uv_program()
-    frozen = run_uv([uv, "pip", "freeze", "--python", str(base_python)], "read the base's packages")
+    if requirements is None:
+        listed = run_uv(
+            [uv, "pip", "freeze", "--python", str(base_python)], "read the base's packages"
+        )
+    else:
+        try:
+            listed = requirements.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            raise LabError(f"cannot read {requirements}: {error}") from None
     interpreter = run_checked(
         [str(base_python), "-c", "import sys; print(sys.version)"], "run the base's interpreter"
     )
     key = hashlib.sha256(
-        "\n".join([BUILD_RECIPE, interpreter, frozen, "--with--", *sorted(pins)]).encode()
+        "\n".join(
+            [BUILD_RECIPE, interpreter, str(requirements), listed, "--with--", *sorted(pins)]
+        ).encode()
     ).hexdigest()[:16]
     folder = cache_dir / key
     python = folder / "bin" / "python"
     built = not (folder / COMPLETE).is_file()
     if built:
-        build(uv, base_python, frozen, pins, folder)
+        build(uv, base_python, (requirements, listed), pins, folder)
     versions = json.loads(run_checked([str(python), "-c", VERSIONS_SCRIPT], "read its versions"))
     return DerivedEnvironment(python, built, time.monotonic() - started, versions)
 
 
-def build(uv: str, base_python: Path, frozen: str, pins: tuple[str, ...], folder: Path) -> None:
+def build(
+    uv: str,
+    base_python: Path,
+    packages: tuple[Path | None, str],
+    pins: tuple[str, ...],
+    folder: Path,
+) -> None:
     """A fresh environment in `folder` (whatever an unfinished build left there is removed):
-    the base's interpreter, its packages, the pins as overrides; then checked."""
+    the base's interpreter, the packages (a requirements file, or the base's as installed),
+    the pins as overrides; then checked."""
+    requirements, listed = packages
     shutil.rmtree(folder, ignore_errors=True)
     folder.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -119,7 +142,7 @@ def build(uv: str, base_python: Path, frozen: str, pins: tuple[str, ...], folder
             [uv, "venv", "--quiet", "--python", str(base_python), str(folder)],
             "make the environment",
         )
-        (folder / "requirements.txt").write_text(frozen)
+        (folder / "requirements.txt").write_text(listed)  # what it was built from
         (folder / "overrides.txt").write_text("".join(f"{pin}\n" for pin in pins))
         run_uv(
             [
@@ -133,7 +156,7 @@ def build(uv: str, base_python: Path, frozen: str, pins: tuple[str, ...], folder
                 "--python",
                 str(folder / "bin" / "python"),
                 "--requirements",
-                str(folder / "requirements.txt"),
+                str(requirements or folder / "requirements.txt"),
                 "--override",
                 str(folder / "overrides.txt"),
             ],

@@ -25,18 +25,28 @@ def with_derived_environments(settings: CompareSettings, console: Console) -> Co
             services.append(service)
             continue
         assert service.command is not None, "a derived arm has its base's command"
+        packages = (
+            f"the packages of {options.requirements}"
+            if options.requirements
+            else f"{options.derive_from}'s packages"
+        )
+        pinned = f" with {', '.join(options.pins)} over them" if options.pins else ""
         console.print(
-            f"{service.name}: {options.derive_from}'s environment with {', '.join(options.pins)}",
+            f"{service.name}: {options.derive_from}'s interpreter, {packages}{pinned}",
             highlight=False,
         )
         try:
-            environment = derive_environment(Path(service.command[0]), options.pins)
+            environment = derive_environment(
+                Path(service.command[0]), options.pins, requirements=options.requirements
+            )
         except LabError as error:
-            raise LabError(f"{file.path}: arms.{service.name}.with: {error}") from None
+            field = "with" if options.pins else "requirements"
+            raise LabError(f"{file.path}: arms.{service.name}.{field}: {error}") from None
         console.print(f"{service.name}: {environment.sentence()}", highlight=False)
         environments[service.name] = {
             "from": options.derive_from,
             "with": list(options.pins),
+            "requirements": str(options.requirements) if options.requirements else None,
             **environment.as_dict(),
         }
         services.append(replace(service, command=(str(environment.python), *service.command[1:])))

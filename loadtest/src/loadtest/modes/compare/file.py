@@ -60,6 +60,7 @@ ARM_KEYS = (
     "container",
     "from",
     "with",
+    "requirements",
 )
 # What an arm derived from another (`from`) takes from it, unless it says otherwise: it runs the
 # same command in an environment of its own. Its port, label, url and the rest are its own.
@@ -103,6 +104,7 @@ class ArmOptions:
     # it (lab/derived_environments.py, built when the run starts).
     derive_from: str | None = None
     pins: tuple[str, ...] = ()
+    requirements: Path | None = None  # in place of the base's packages as installed
 
 
 @dataclass(frozen=True)
@@ -326,10 +328,12 @@ def derived_from(reader: Reader, name: str, entry: Any, arms_table: dict[str, An
         return None  # read_arm says what is wrong with it
     field = f"arms.{name}"
     if "from" not in entry:
-        if "with" in entry:
-            raise reader.fail(
-                f"{field}.with", "pins go over another arm's environment: name it with `from`"
-            )
+        for key in ("with", "requirements"):
+            if key in entry:
+                raise reader.fail(
+                    f"{field}.{key}",
+                    "an environment derived from another arm's: name that arm with `from`",
+                )
         return None
     base = reader.string(entry["from"], f"{field}.from")
     found = arms_table.get(base)
@@ -363,7 +367,12 @@ def read_derived_arm(
     environment's interpreter, the environment its own is derived from."""
     field = f"arms.{name}"
     pins = reader.strings(entry.get("with", []), f"{field}.with")
-    if not pins:
+    requirements = None
+    if "requirements" in entry:
+        requirements = folder / reader.string(entry["requirements"], f"{field}.requirements")
+        if not requirements.is_file():
+            raise reader.fail(f"{field}.requirements", f"{requirements} is not a file")
+    if not pins and requirements is None:
         raise reader.fail(
             f"{field}.with",
             'expected the packages to pin over the base, e.g. ["pydantic==2.11.10", '
@@ -375,7 +384,9 @@ def read_derived_arm(
                 f"{field}.with", f"{pin!r} is not a requirement such as pydantic==2.11.10"
             )
     merged = {key: found[key] for key in INHERITED_KEYS if key in found}
-    merged |= {key: value for key, value in entry.items() if key not in ("from", "with")}
+    merged |= {
+        key: value for key, value in entry.items() if key not in ("from", "with", "requirements")
+    }
     service, extra, reference = read_arm(reader, name, merged, folder)
     assert service.command is not None, "a derived arm has its base's command"
     if not is_environment_python(Path(service.command[0])):
@@ -384,7 +395,11 @@ def read_derived_arm(
             f"{base}'s command starts with {service.command[0]}, not a virtual environment's "
             "python (a folder with pyvenv.cfg): there is no environment to derive from",
         )
-    return service, replace(extra, derive_from=base, pins=pins), reference
+    return (
+        service,
+        replace(extra, derive_from=base, pins=pins, requirements=requirements),
+        reference,
+    )
 
 
 def read_options(reader: Reader, value: Any) -> dict[str, Any]:
