@@ -20,7 +20,12 @@ OPERATIONS = (
     | {f"{LADDER_PREFIX}/{rung}" for rung in RUNG_NAMES}
     | {"/posts_bulk", "/payloads/flat", "/payloads/nested", "/payloads/validate"}
     | {"/posts_related/eager", "/posts_related/lazy", "/statements"}
-    | {"/async/posts", "/async/posts_synthetic", "/async/posts_related/eager"}
+    | {
+        "/async/posts",
+        "/async/posts/{post_id}",
+        "/async/posts_synthetic",
+        "/async/posts_related/eager",
+    }
 )
 
 pytestmark = pytest.mark.skipif(

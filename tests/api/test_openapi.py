@@ -49,6 +49,7 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
         ("GET", "/statements"),
         ("GET", "/async/posts"),
         ("POST", "/async/posts"),
+        ("GET", "/async/posts/{post_id}"),
         ("GET", "/async/posts_synthetic"),
         ("GET", "/async/posts_related/eager"),
     } | {("GET", f"{LADDER_PREFIX}/{rung}") for rung in RUNG_NAMES}

@@ -104,7 +104,12 @@ def uses_database(path: str) -> bool:
     wait for one. tests/api/test_frozen_database.py checks it against the routes that document a
     503."""
     return path in ("/posts", "/posts_bulk", "/health", f"{ASYNC_PREFIX}/posts") or path.startswith(
-        ("/posts/", f"{RELATED_PREFIX}/", f"{ASYNC_PREFIX}{RELATED_PREFIX}/")
+        (
+            "/posts/",
+            f"{RELATED_PREFIX}/",
+            f"{ASYNC_PREFIX}/posts/",
+            f"{ASYNC_PREFIX}{RELATED_PREFIX}/",
+        )
     )
 
 
