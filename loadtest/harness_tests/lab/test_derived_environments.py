@@ -4,6 +4,7 @@ base's packages, the cache reused, the versions recorded, bytecode compiled, and
 refused in one line with nothing left behind. The pins are those app_v2_latest's lock holds
 (FastAPI 0.165.0, Starlette 1.10.0), so uv's cache has their wheels after the bootstrap."""
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +13,12 @@ from rich.console import Console
 
 from harness_tests.runner import REPOSITORY_ROOT
 from loadtest.lab import derived_environments
-from loadtest.lab.derived_environments import derive_environment, is_environment_python
+from loadtest.lab.derived_environments import (
+    derive_environment,
+    environment_key,
+    is_environment_python,
+    uv_program,
+)
 from loadtest.lab.errors import LabError
 from loadtest.modes.compare.environments import with_derived_environments
 from loadtest.modes.compare.file import read_compare_file
@@ -22,12 +28,21 @@ APP_V2_PYTHON = REPOSITORY_ROOT / "app_v2" / ".venv" / "bin" / "python"
 LATEST = ("fastapi==0.165.0", "starlette==1.10.0")
 
 
+def base_python_version() -> str:
+    return subprocess.run(
+        [str(APP_V2_PYTHON), "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
 def test_the_pins_go_over_the_base_and_the_environment_is_reused(tmp_path: Path) -> None:
     built = derive_environment(APP_V2_PYTHON, LATEST, tmp_path)
     assert built.built
     assert built.python.parent.parent.parent == tmp_path
     assert built.versions == {
-        "python": f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}",
+        "python": base_python_version(),
         "pydantic": "2.14.3",  # the base's, unchanged
         "pydantic-core": "2.50.4",
         "fastapi": "0.165.0",
@@ -50,9 +65,10 @@ def test_a_pin_that_needs_another_package_moved_is_one_line(tmp_path: Path) -> N
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("uv could not install its packages (the base's packages are")
-    assert "fastapi>=0.165.0 depends on starlette>=1.6.0" in message
+    assert "depends on starlette>=1.6.0" in message
     assert "you require starlette==0.50.0" in message  # the base's, named
-    assert list(tmp_path.iterdir()) == []  # nothing half-built is left to be reused
+    # Nothing half-built is left to be reused (its lock file stays, empty).
+    assert [path for path in tmp_path.iterdir() if path.is_dir()] == []
 
 
 def test_pins_that_contradict_each_other_are_refused(tmp_path: Path) -> None:
@@ -64,24 +80,58 @@ def test_pins_that_contradict_each_other_are_refused(tmp_path: Path) -> None:
         "the pins contradict each other: The package `fastapi` requires `starlette>=1.6.0`, "
         "but `0.50.0` is installed"
     )
-    assert list(tmp_path.iterdir()) == []
+    assert [path for path in tmp_path.iterdir() if path.is_dir()] == []
 
 
 def test_a_requirements_file_lists_the_packages_in_place_of_the_bases(tmp_path: Path) -> None:
     requirements = tmp_path / "requirements.txt"
-    requirements.write_text("starlette==1.10.0\n")
+    # Every package pinned at the locked versions, whose wheels uv's cache holds.
+    locked = "anyio==4.16.0\nidna==3.20\ntyping-extensions==4.16.0\n"
+    requirements.write_text(locked + "starlette==1.10.0\n")
     cache = tmp_path / "cache"
     built = derive_environment(APP_V2_PYTHON, (), cache, requirements=requirements)
     # Only what the file lists (and what it needs): none of app_v2's own packages.
     assert (built.versions["starlette"], built.versions["fastapi"]) == ("1.10.0", None)
     assert built.versions["pydantic"] is None
     # The file's text is part of the key: another text, another environment.
-    requirements.write_text("starlette==0.50.0\n")  # app_v2's: in uv's cache too
+    requirements.write_text(locked + "starlette==0.50.0\n")  # app_v2's: in uv's cache too
     other = derive_environment(APP_V2_PYTHON, (), cache, requirements=requirements)
     assert other.built and other.python != built.python
     assert other.versions["starlette"] == "0.50.0"
     with pytest.raises(LabError, match=r"^cannot read .*absent\.txt"):
         derive_environment(APP_V2_PYTHON, (), cache, requirements=tmp_path / "absent.txt")
+
+
+def test_an_unfinished_build_is_never_reused(tmp_path: Path) -> None:
+    """A folder without its last file (a build killed midway) is built again from nothing."""
+    listed = subprocess.run(
+        [uv_program(), "pip", "freeze", "--python", str(APP_V2_PYTHON)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    key = environment_key(uv_program(), APP_V2_PYTHON, LATEST, None, listed)
+    (tmp_path / key / "bin").mkdir(parents=True)
+    (tmp_path / key / "left-over").write_text("from a killed build")
+    environment = derive_environment(APP_V2_PYTHON, LATEST, tmp_path)
+    assert environment.built and environment.python.parent.parent == tmp_path / key
+    assert not (tmp_path / key / "left-over").exists()
+
+
+def test_an_interrupted_build_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_run_uv = derived_environments.run_uv
+
+    def interrupted(command: list[str], what: str, **options: object) -> str:
+        if command[1:3] == ["pip", "install"]:
+            raise KeyboardInterrupt  # Ctrl-C while uv installs
+        return real_run_uv(command, what, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(derived_environments, "run_uv", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        derive_environment(APP_V2_PYTHON, LATEST, tmp_path)
+    assert [path for path in tmp_path.iterdir() if path.is_dir()] == []
 
 
 def test_only_a_virtual_environments_python_can_be_derived_from() -> None:
@@ -124,4 +174,4 @@ def test_a_compare_run_starts_a_derived_arm_on_its_own_environment(
     path.write_text(bad)
     with pytest.raises(LabError) as caught:
         with_derived_environments(CompareSettings(file=read_compare_file(path)), console)
-    assert str(caught.value).startswith(f"{path}: arms.latest.with: uv could not install")
+    assert str(caught.value).startswith(f"{path}: arms.latest: uv could not install")

@@ -698,3 +698,16 @@ def test_a_derived_arm_may_list_its_packages_in_a_requirements_file(tmp_path: Pa
     assert failure(tmp_path, with_new(missing)).endswith(
         f"arms.new.requirements: {tmp_path / 'absent.txt'} is not a file"
     )
+
+
+def test_a_pin_is_one_requirement_and_nothing_else(tmp_path: Path) -> None:
+    for pin in ("pydantic==2.11.10\\n-e /x", "pydantic=2.11", "pydantic == 2.11", "-e ."):
+        body = f'from = "old"\nwith = ["{pin}"]\nport = 8002\n'
+        assert "is not a requirement such as pydantic==2.11.10" in failure(
+            tmp_path, with_new(body)
+        ), pin
+    body = 'from = "old"\nwith = ["uvicorn[standard]>=0.30,<1", "pydantic_core===2.33.2"]\n'
+    assert read(tmp_path, with_new(body + "port = 8002\n")).arm_options["new"].pins == (
+        "uvicorn[standard]>=0.30,<1",
+        "pydantic_core===2.33.2",
+    )

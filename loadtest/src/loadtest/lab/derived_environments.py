@@ -6,6 +6,7 @@ conflict, on the base environment's own interpreter (never one uv downloads). Bu
 .tools/environments/<key>/, reused while the base's packages, the pins and the interpreter are
 unchanged. Or, in place of the base's packages, a requirements file's."""
 
+import fcntl
 import hashlib
 import json
 import os
@@ -13,6 +14,8 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,7 @@ COMPLETE = ".complete"  # written last: a folder without it is a build that did 
 BUILD_TIMEOUT_S = 900
 # Part of every cache key: changed whenever the way an environment is built changes, so that
 # none built the old way is reused.
-BUILD_RECIPE = "2: overrides, bytecode compiled"
+BUILD_RECIPE = "3: overrides, bytecode compiled, uv and its environment in the key"
 # The packages whose versions a derived environment reports (results.json, the run's output).
 REPORTED = ("pydantic", "pydantic-core", "fastapi", "starlette")
 VERSIONS_SCRIPT = f"""
@@ -62,7 +65,7 @@ class DerivedEnvironment:
         }
 
     def sentence(self) -> str:
-        """`Python 3.11.2, pydantic 2.11.10, ...; built in 4.2 s`."""
+        """`python 3.11.2, pydantic 2.11.10, ...; built in 4.2 s (its folder)`."""
         found = ", ".join(
             f"{name} {version}" for name, version in self.versions.items() if version is not None
         )
@@ -93,50 +96,84 @@ def derive_environment(
     """The environment of `base_python` with `pins` over it, from the cache (CACHE_DIR unless
     given) or built now; a pin uv cannot satisfy is a LabError in one line, naming the
     conflict. Its packages are the base environment's as installed, or those a `requirements`
-    file lists (read where it is: its relative paths are its own folder's; the cache key
-    covers its own text, not that of files it includes)."""
+    file lists (installed from its folder, so its relative paths are its own; the key covers
+    its own text, not that of files it includes)."""
     started = time.monotonic()
     cache_dir = cache_dir or CACHE_DIR
     uv = uv_program()
+    listed = packages_of(uv, base_python, requirements)
+    folder = cache_dir / environment_key(uv, base_python, pins, requirements, listed)
+    python = folder / "bin" / "python"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with locked(folder.with_suffix(".lock")):  # two runs never build one folder at once
+        built = not (folder / COMPLETE).is_file()
+        if built:
+            build(uv, base_python, requirements, listed, pins, folder)
+    versions = json.loads(run_checked([str(python), "-c", VERSIONS_SCRIPT], "read its versions"))
+    return DerivedEnvironment(python, built, time.monotonic() - started, versions)
+
+
+def packages_of(uv: str, base_python: Path, requirements: Path | None) -> str:
+    """What is installed: the requirements file's text, or the base's packages as installed."""
     if requirements is None:
-        listed = run_uv(
+        return run_uv(
             [uv, "pip", "freeze", "--python", str(base_python)], "read the base's packages"
         )
-    else:
-        try:
-            listed = requirements.read_text()
-        except (OSError, UnicodeDecodeError) as error:
-            raise LabError(f"cannot read {requirements}: {error}") from None
+    try:
+        return requirements.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise LabError(f"cannot read {requirements}: {error}") from None
+
+
+def environment_key(
+    uv: str, base_python: Path, pins: tuple[str, ...], requirements: Path | None, listed: str
+) -> str:
+    """The cache folder's name: whatever decides what gets installed. The recipe, uv's version
+    and the UV_ variables it reads (an index, a cut-off date), the interpreter, where a
+    requirements file is (its relative paths are read from there), the packages, the pins."""
     interpreter = run_checked(
         [str(base_python), "-c", "import sys; print(sys.version)"], "run the base's interpreter"
     )
-    key = hashlib.sha256(
-        "\n".join(
-            [BUILD_RECIPE, interpreter, str(requirements), listed, "--with--", *sorted(pins)]
-        ).encode()
-    ).hexdigest()[:16]
-    folder = cache_dir / key
-    python = folder / "bin" / "python"
-    built = not (folder / COMPLETE).is_file()
-    if built:
-        build(uv, base_python, (requirements, listed), pins, folder)
-    versions = json.loads(run_checked([str(python), "-c", VERSIONS_SCRIPT], "read its versions"))
-    return DerivedEnvironment(python, built, time.monotonic() - started, versions)
+    settings = sorted(
+        f"{name}={value}"
+        for name, value in os.environ.items()
+        if name.startswith("UV_") and name != "UV_CACHE_DIR"
+    )
+    parts = [
+        BUILD_RECIPE,
+        run_uv([uv, "--version"], "tell its version"),
+        *settings,
+        interpreter,
+        str(requirements),
+        listed,
+        "--with--",
+        *sorted(pins),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def build(
     uv: str,
     base_python: Path,
-    packages: tuple[Path | None, str],
+    requirements: Path | None,
+    listed: str,
     pins: tuple[str, ...],
     folder: Path,
 ) -> None:
     """A fresh environment in `folder` (whatever an unfinished build left there is removed):
-    the base's interpreter, the packages (a requirements file, or the base's as installed),
-    the pins as overrides; then checked."""
-    requirements, listed = packages
+    the base's interpreter, the packages, the pins as overrides; then checked. Interrupted or
+    refused, nothing of it is left."""
     shutil.rmtree(folder, ignore_errors=True)
-    folder.parent.mkdir(parents=True, exist_ok=True)
     try:
         run_uv(
             [uv, "venv", "--quiet", "--python", str(base_python), str(folder)],
@@ -144,24 +181,30 @@ def build(
         )
         (folder / "requirements.txt").write_text(listed)  # what it was built from
         (folder / "overrides.txt").write_text("".join(f"{pin}\n" for pin in pins))
+        hint = (
+            "the file's packages, with the pins over them"
+            if requirements
+            else "the base's packages are pinned as installed: a package named below that a pin "
+            "needs moved goes in the pins too"
+        )
         run_uv(
             [
                 uv,
                 "pip",
                 "install",
                 "--quiet",
+                "--python",
+                str(folder / "bin" / "python"),
                 # As the lab's environments: a start is measured from bytecode, as a deployed
                 # service starts, not compiling every library first (scripts/bootstrap.sh).
                 "--compile-bytecode",
-                "--python",
-                str(folder / "bin" / "python"),
                 "--requirements",
                 str(requirements or folder / "requirements.txt"),
                 "--override",
                 str(folder / "overrides.txt"),
             ],
-            "install its packages (the base's packages are pinned as installed: a package "
-            "named below that a pin needs moved goes in the pins too)",
+            f"install its packages ({hint})",
+            cwd=requirements.parent if requirements else None,
         )
         contradiction = contradicting_pins(uv, folder, pins)
         if contradiction is not None:
@@ -176,16 +219,11 @@ def contradicting_pins(uv: str, folder: Path, pins: tuple[str, ...]) -> str | No
     """An override replaces every requirement on its package, those of the other pins too: a
     pinned package that requires another pinned package at another version is installed
     broken. `uv pip check`'s line for it, or None. (A requirement of the base's own packages
-    that a pin overrides is the point of the pin, and not reported.)"""
-    result = subprocess.run(
-        [uv, "pip", "check", "--python", str(folder / "bin" / "python")],
-        capture_output=True,
-        text=True,
-        timeout=BUILD_TIMEOUT_S,
-        env=uv_environment(),
-    )
+    that a pin overrides is the point of the pin, and is not reported.)"""
+    python = str(folder / "bin" / "python")
+    lines = run_uv([uv, "pip", "check", "--python", python], "check it", allowed=(0, 1))
     pinned = {pin_name(pin) for pin in pins}
-    for line in (result.stdout + result.stderr).splitlines():
+    for line in lines.splitlines():
         found = re.search(r"The package `([^`]+)` requires `([^`<>=!~ ;\[]+)", line)
         if found and {normalised(found.group(1)), normalised(found.group(2))} <= pinned:
             return line.strip()
@@ -202,13 +240,21 @@ def normalised(name: str) -> str:
 
 
 def uv_environment() -> dict[str, str]:
-    # The interpreter is the base's, never one uv downloads; no project is read from the
-    # working directory.
-    return {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1"}
+    # The interpreter is the base's, never one uv downloads; no project or uv.toml is read
+    # from the working directory; no colours in the messages that are parsed.
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("FORCE_COLOR", "CLICOLOR_FORCE")
+    }
+    return environment | {"UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1", "NO_COLOR": "1"}
 
 
-def run_uv(command: list[str], what: str) -> str:
-    """uv's output; its failure as one line, uv's own reason in it."""
+def run_uv(
+    command: list[str], what: str, allowed: tuple[int, ...] = (0,), cwd: Path | None = None
+) -> str:
+    """uv's output (its messages too: `uv pip check` writes to stderr); a failure, or a wait
+    past BUILD_TIMEOUT_S, as one line with uv's own reason in it."""
     try:
         result = subprocess.run(
             command,
@@ -216,26 +262,29 @@ def run_uv(command: list[str], what: str) -> str:
             text=True,
             timeout=BUILD_TIMEOUT_S,
             env=uv_environment(),
+            cwd=cwd,
         )
     except subprocess.TimeoutExpired:
         raise LabError(f"uv did not {what} within {BUILD_TIMEOUT_S} s") from None
-    if result.returncode != 0:
+    if result.returncode not in allowed:
         raise LabError(f"uv could not {what}: {uv_reason(result.stderr)}")
-    return result.stdout
+    return result.stdout + result.stderr if allowed != (0,) else result.stdout
 
 
 def uv_reason(stderr: str) -> str:
-    """uv's error in one line: its `cause:` (a resolution's chain of reasons) or its first
+    """uv's error in one line: its `cause:` (a resolution's chain of reasons) or its `error:`
     line, the tree drawing and the hints left out."""
     lines = [line.strip(" ×╰─▶│") for line in stderr.splitlines()]
     lines = [line.strip() for line in lines if line.strip()]
     for index, line in enumerate(lines):
         if line.startswith("cause:") or line.startswith("Because"):
             reason = " ".join(
-                item for item in lines[index:] if not item.startswith("hint:")
+                item for item in lines[index:] if not item.startswith(("hint:", "warning:"))
             ).removeprefix("cause:")
             return reason.strip()
-    return lines[0].removeprefix("error:").strip() if lines else "(no message)"
+    errors = [line for line in lines if line.startswith("error:")]
+    found = errors[0] if errors else (lines[0] if lines else "(no message)")
+    return found.removeprefix("error:").strip()
 
 
 def run_checked(command: list[str], what: str) -> str:

@@ -40,8 +40,7 @@ def with_derived_environments(settings: CompareSettings, console: Console) -> Co
                 Path(service.command[0]), options.pins, requirements=options.requirements
             )
         except LabError as error:
-            field = "with" if options.pins else "requirements"
-            raise LabError(f"{file.path}: arms.{service.name}.{field}: {error}") from None
+            raise LabError(f"{file.path}: arms.{service.name}: {error}") from None
         console.print(f"{service.name}: {environment.sentence()}", highlight=False)
         environments[service.name] = {
             "from": options.derive_from,

@@ -65,6 +65,13 @@ ARM_KEYS = (
 # What an arm derived from another (`from`) takes from it, unless it says otherwise: it runs the
 # same command in an environment of its own. Its port, label, url and the rest are its own.
 INHERITED_KEYS = ("command", "cwd", "env", "health", "start_timeout_s")
+# A pin of `with`: a package, its extras, and one or more version clauses; nothing else (each
+# becomes a line of uv's overrides file).
+VERSION_CLAUSE = r"(===|==|!=|~=|>=|<=|<|>)[A-Za-z0-9.*+!_-]+"
+PIN = re.compile(
+    rf"[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*\])?"
+    rf"{VERSION_CLAUSE}(,{VERSION_CLAUSE})*"
+)
 SCENARIO_KEYS = (
     "label",
     "method",
@@ -349,6 +356,21 @@ def derived_from(reader: Reader, name: str, entry: Any, arms_table: dict[str, An
             f"{base} has no command (it is reached by its url): there is no environment to "
             "derive from",
         )
+    return base
+
+
+def read_derived_arm(
+    reader: Reader,
+    name: str,
+    entry: dict[str, Any],
+    base: str,
+    base_entry: dict[str, Any],
+    folder: Path,
+) -> tuple[Service, ArmOptions, str | None]:
+    """An arm with `from` and `with`: its base's command, cwd, env, health and start timeout
+    (unless it gives its own), its own port; the base's program must be a virtual
+    environment's interpreter, the environment its own is derived from."""
+    field = f"arms.{name}"
     for key in ("command", "url", "container"):
         if key in entry:
             raise reader.fail(
@@ -356,16 +378,6 @@ def derived_from(reader: Reader, name: str, entry: Any, arms_table: dict[str, An
                 f"a derived arm runs {base}'s command in an environment of its own: leave "
                 f"{key} out",
             )
-    return base
-
-
-def read_derived_arm(
-    reader: Reader, name: str, entry: dict[str, Any], base: str, found: dict[str, Any], folder: Path
-) -> tuple[Service, ArmOptions, str | None]:
-    """An arm with `from` and `with`: its base's command, cwd, env, health and start timeout
-    (unless it gives its own), its own port; the base's program must be a virtual
-    environment's interpreter, the environment its own is derived from."""
-    field = f"arms.{name}"
     pins = reader.strings(entry.get("with", []), f"{field}.with")
     requirements = None
     if "requirements" in entry:
@@ -376,14 +388,14 @@ def read_derived_arm(
         raise reader.fail(
             f"{field}.with",
             'expected the packages to pin over the base, e.g. ["pydantic==2.11.10", '
-            '"pydantic-core==2.33.2"]',
+            '"pydantic-core==2.33.2"], or a requirements file (requirements = "path")',
         )
     for pin in pins:
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?\s*[=<>!~]", pin):
+        if not PIN.fullmatch(pin):
             raise reader.fail(
                 f"{field}.with", f"{pin!r} is not a requirement such as pydantic==2.11.10"
             )
-    merged = {key: found[key] for key in INHERITED_KEYS if key in found}
+    merged = {key: base_entry[key] for key in INHERITED_KEYS if key in base_entry}
     merged |= {
         key: value for key, value in entry.items() if key not in ("from", "with", "requirements")
     }
