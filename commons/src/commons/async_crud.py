@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import raiseload
 
-from commons.crud import POST_ID_MAX, POST_ID_MIN, PostInput, list_posts_statement, new_post
+from commons.crud import PostInput, list_posts_statement, new_post, storable_id, visible
 from commons.models import Post
 
 
@@ -29,12 +29,7 @@ async def list_posts(
 
 async def get_post(*, session: AsyncSession, post_id: int) -> Post | None:
     """The post, or None when it does not exist or was (soft) deleted: crud.get_post's."""
-    if not POST_ID_MIN <= post_id <= POST_ID_MAX:
-        return None
-    post = await session.get(Post, post_id)
-    if post is None or post.is_deleted:
-        return None
-    return post
+    return visible(await session.get(Post, post_id)) if storable_id(post_id) else None
 
 
 async def create_post(*, session: AsyncSession, post_in: PostInput) -> Post:

@@ -52,14 +52,19 @@ def list_posts_statement(
     return statement
 
 
+def storable_id(post_id: int) -> bool:
+    """Whether the id fits the posts table's key: one that does not is no post, not an error."""
+    return POST_ID_MIN <= post_id <= POST_ID_MAX
+
+
+def visible(post: Post | None) -> Post | None:
+    """The post, or None when it does not exist or was (soft) deleted."""
+    return None if post is None or post.is_deleted else post
+
+
 def get_post(*, session: Session, post_id: int) -> Post | None:
     """The post, or None when it does not exist or was (soft) deleted."""
-    if not POST_ID_MIN <= post_id <= POST_ID_MAX:
-        return None
-    post = session.get(Post, post_id)
-    if post is None or post.is_deleted:
-        return None
-    return post
+    return visible(session.get(Post, post_id)) if storable_id(post_id) else None
 
 
 def create_post(*, session: Session, post_in: PostInput) -> Post:
@@ -103,7 +108,7 @@ def create_posts(*, session: Session, posts_in: Sequence[PostInput]) -> list[int
 # lock, SELECT ... FOR UPDATE, would also be exact, but costs a second round trip.)
 def update_post(*, session: Session, post_id: int, post_in: PostInput) -> Post | None:
     """The updated post, or None when it does not exist or was (soft) deleted."""
-    if not POST_ID_MIN <= post_id <= POST_ID_MAX:
+    if not storable_id(post_id):
         return None
     statement = (
         update(Post)
@@ -126,7 +131,7 @@ def update_post(*, session: Session, post_id: int, post_in: PostInput) -> Post |
 def delete_post(*, session: Session, post_id: int) -> bool:
     """Soft delete: the row stays, but reads no longer see it. False when there was no visible
     post to delete."""
-    if not POST_ID_MIN <= post_id <= POST_ID_MAX:
+    if not storable_id(post_id):
         return False
     statement = (
         update(Post).where(Post.id == post_id, VISIBLE).values(is_deleted=True).returning(Post.id)

@@ -221,7 +221,9 @@ def contradicting_pins(uv: str, folder: Path, pins: tuple[str, ...]) -> str | No
     broken. `uv pip check`'s line for it, or None. (A requirement of the base's own packages
     that a pin overrides is the point of the pin, and is not reported.)"""
     python = str(folder / "bin" / "python")
-    lines = run_uv([uv, "pip", "check", "--python", python], "check it", allowed=(0, 1))
+    lines = run_uv(
+        [uv, "pip", "check", "--python", python], "check it", allowed=(0, 1), messages=True
+    )
     pinned = {pin_name(pin) for pin in pins}
     for line in lines.splitlines():
         found = re.search(r"The package `([^`]+)` requires `([^`<>=!~ ;\[]+)", line)
@@ -251,10 +253,15 @@ def uv_environment() -> dict[str, str]:
 
 
 def run_uv(
-    command: list[str], what: str, allowed: tuple[int, ...] = (0,), cwd: Path | None = None
+    command: list[str],
+    what: str,
+    allowed: tuple[int, ...] = (0,),
+    cwd: Path | None = None,
+    messages: bool = False,
 ) -> str:
-    """uv's output (its messages too: `uv pip check` writes to stderr); a failure, or a wait
-    past BUILD_TIMEOUT_S, as one line with uv's own reason in it."""
+    """uv's output, and with `messages` what it wrote to stderr too (`uv pip check` writes its
+    findings there); a failure, or a wait past BUILD_TIMEOUT_S, as one line with uv's own
+    reason in it."""
     try:
         result = subprocess.run(
             command,
@@ -268,7 +275,7 @@ def run_uv(
         raise LabError(f"uv did not {what} within {BUILD_TIMEOUT_S} s") from None
     if result.returncode not in allowed:
         raise LabError(f"uv could not {what}: {uv_reason(result.stderr)}")
-    return result.stdout + result.stderr if allowed != (0,) else result.stdout
+    return result.stdout + result.stderr if messages else result.stdout
 
 
 def uv_reason(stderr: str) -> str:

@@ -4,6 +4,8 @@ maximum with the samples behind them), the rate served beside the rate offered, 
 generator's lateness, the app's collections; per rate each arm's percentiles over the
 baseline's, paired by round; and per arm its knee."""
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -58,10 +60,7 @@ def arm_figures(windows: list[dict[str, Any]]) -> dict[str, Any]:
     served = sum(window["served_rps"] for window in windows) / len(windows)
     app_cpu_s = sum(window["app_cpu_s"] for window in windows)
     elapsed_s = sum(window["elapsed_s"] for window in windows)
-    failures: dict[str, int] = {}
-    for window in windows:
-        for reason, count in window["failures"].items():
-            failures[reason] = failures.get(reason, 0) + count
+    failures = summed_failures(window["failures"] for window in windows)
     collections = [sum(window["gc"]["collections"][g] for window in windows) for g in range(3)]
     pause_ms = [round(sum(window["gc"]["pause_ms"][g] for window in windows), 2) for g in range(3)]
     longest_ms = [max(window["gc"]["longest_ms"][g] for window in windows) for g in range(3)]
@@ -90,6 +89,19 @@ def arm_figures(windows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def summed_failures(failures: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Failures by reason, summed over windows."""
+    total: Counter[str] = Counter()
+    for found in failures:
+        total.update(found)
+    return dict(total)
+
+
+def commonest(failures: dict[str, int]) -> str:
+    """The reason most failures share (the first of equals, as the windows named them)."""
+    return max(failures, key=failures.__getitem__)
+
+
 def beside_figures(windows: list[dict[str, Any]]) -> dict[str, Any]:
     """What was asked beside the windows (the mixed load's large answers): how many were sent
     and answered, the failures by reason, their latency from each send; nothing without."""
@@ -97,10 +109,7 @@ def beside_figures(windows: list[dict[str, Any]]) -> dict[str, Any]:
     if not besides:
         return {}
     latency = merged(beside["latency_us"] for beside in besides)
-    failures: dict[str, int] = {}
-    for beside in besides:
-        for reason, count in beside["failures"].items():
-            failures[reason] = failures.get(reason, 0) + count
+    failures = summed_failures(beside["failures"] for beside in besides)
     return {
         "beside": {
             "sent": sum(beside["sent"] for beside in besides),
@@ -330,14 +339,15 @@ def scenario_flags(figures: dict[str, Any]) -> list[str]:
                 )
             failed = sum(found["failures"].values())
             if failed:
-                reason = max(found["failures"], key=found["failures"].__getitem__)
-                flags.append(f"{where}: {failed} requests failed (most: {reason})")
+                flags.append(
+                    f"{where}: {failed} requests failed (most: {commonest(found['failures'])})"
+                )
             beside_failures = found.get("beside", {}).get("failures")
             if beside_failures:
-                reason = max(beside_failures, key=beside_failures.__getitem__)
                 flags.append(
                     f"{where}: {sum(beside_failures.values())} large answers asked beside the "
-                    f"windows failed (most: {reason}): the load beside its windows differed "
+                    f"windows failed (most: {commonest(beside_failures)}): the load beside its "
+                    "windows differed "
                     "from the other arms'"
                 )
         for comparison, ratios in rate["ratios"].items():

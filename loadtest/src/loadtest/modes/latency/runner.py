@@ -35,7 +35,7 @@ from loadtest.modes.latency.rates import (
     refusal,
     refuse_asked_rates,
 )
-from loadtest.modes.latency.results import build_latency_results
+from loadtest.modes.latency.results import build_latency_results, commonest
 from loadtest.modes.latency.settings import LatencySettings
 from loadtest.modes.session import check_local_arms, open_session
 
@@ -241,11 +241,10 @@ def measure_capacities(
     for measured in capacity_windows:
         refuse_failed_beside(label, measured)
         if measured["failures"]:
-            reason = max(measured["failures"], key=measured["failures"].__getitem__)
             raise LabError(
                 f"{label}: {sum(measured['failures'].values())} requests to {measured['arm']} "
-                f"failed while its capacity was measured ({reason}); see its log in the run "
-                "folder"
+                f"failed while its capacity was measured ({commonest(measured['failures'])}); "
+                "see its log in the run folder"
             )
     capacities = {
         arm: median(
@@ -320,10 +319,9 @@ def refuse_failed_beside(label: str, window: dict[str, Any]) -> None:
     the small requests' figures would not say what ran beside them."""
     failures = window.get("beside", {}).get("failures")
     if failures:
-        reason = max(failures, key=failures.__getitem__)
         raise LabError(
             f"{label}: {sum(failures.values())} large answers asked of {window['arm']} beside "
-            f"its capacity windows failed ({reason}); see its log in the run folder"
+            f"its capacity windows failed ({commonest(failures)}); see its log in the run folder"
         )
 
 
