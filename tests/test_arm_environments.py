@@ -57,3 +57,25 @@ def test_v1_shim_has_no_code_of_its_own() -> None:
     assert project["tool"]["uv"]["package"] is False
     assert project["tool"]["uv"]["sources"]["app-v1"]["path"] == "../app_v1"
     assert not (REPOSITORY_ROOT / "app_v1_shim" / "src").exists()
+
+
+def test_the_versions_series_ends_on_the_pydantic_app_v2_locks() -> None:
+    """The versions mode's last minor is the lab's own v2 (commons/arms.py says which Pydantic
+    that is, for the series' labels): the lock and the registry agree."""
+    from commons.arms import LAB_V2_PYDANTIC, PYDANTIC_MINORS
+
+    assert locked_versions("app_v2")["pydantic"] == LAB_V2_PYDANTIC
+    assert list(PYDANTIC_MINORS.items())[-1] == (".".join(LAB_V2_PYDANTIC.split(".")[:2]), "v2")
+
+
+def test_the_fastapi_lines_start_from_app_v2s_and_end_on_v2_latests() -> None:
+    from commons.arms import FASTAPI_LINES, FASTAPI_SERIES
+
+    assert FASTAPI_SERIES[0] == "v2" and FASTAPI_SERIES[-1] == "v2-latest"
+    first, latest = (
+        locked_versions("app_v2")["fastapi"],
+        locked_versions("app_v2_latest")["fastapi"],
+    )
+    lines = [tuple(int(part) for part in fastapi.split(".")) for fastapi, _ in FASTAPI_LINES]
+    assert tuple(int(p) for p in first.split(".")) < lines[0]
+    assert lines == sorted(lines) and lines[-1] < tuple(int(p) for p in latest.split("."))

@@ -22,11 +22,20 @@ class Arm:
     default: bool = True  # measured when --apps is not given
     # Another arm it is compared with, besides the baseline (its ratio over that arm's).
     compare_with: str | None = None
+    # Packages it moves over its environment's (`name==version`, as uv overrides): a derived
+    # arm, its environment built from `environment`'s under .tools/environments/ by the
+    # harness (loadtest/lab/derived_environments.py), never served by docker-compose.yml.
+    pins: tuple[str, ...] = ()
 
     @property
     def module(self) -> str:
         """What uvicorn serves."""
         return f"{self.package}.main:app"
+
+    @property
+    def log_name(self) -> str:
+        """Its logs' file name: its environment's, or a derived arm's own name."""
+        return self.name if self.pins else self.environment
 
 
 # In the order of the migration path: tables and charts list the arms in this order.
@@ -64,3 +73,83 @@ ARM_NAMES = tuple(ARMS)
 DEFAULT_ARMS = tuple(name for name, arm in ARMS.items() if arm.default)
 # Every arm's ratio is over this arm's figure: where a migration starts.
 BASELINE = "v1"
+
+# The Pydantic 2 minors `./test.sh versions` walks, oldest first: the latest patch of each when
+# the list was made (2026-11-28), with the pydantic-core it requires. The series ends on the
+# lab's own v2 (2.14.3), so its last step lands on the arm every other mode measures.
+PYDANTIC_2_MINORS: tuple[tuple[str, str], ...] = (
+    ("2.7.4", "2.18.4"),
+    ("2.8.2", "2.20.1"),
+    ("2.9.2", "2.23.4"),
+    ("2.10.6", "2.27.2"),
+    ("2.11.10", "2.33.2"),
+    ("2.12.5", "2.41.5"),
+    ("2.13.5", "2.46.5"),
+)
+# FastAPI lines the versions mode's --fastapi walks with Pydantic 2.14.3 between app_v2's
+# 0.125.0 (the last with Pydantic 1) and v2-latest's: 0.129 (the last before the response
+# was serialised in Pydantic's Rust JSON path) and 0.130 (the first with it), each with the
+# Starlette it resolves to.
+FASTAPI_LINES: tuple[tuple[str, str], ...] = (("0.129.2", "0.52.1"), ("0.130.0", "0.52.1"))
+# Derived arms: app_v2's code and locked environment with Pydantic and pydantic-core moved, or
+# FastAPI and Starlette. Measured by the versions mode (not by --apps).
+VERSION_PORTS_FROM = 8010
+
+
+def minor(version: str) -> str:
+    """`2.11` of `2.11.10`."""
+    return ".".join(version.split(".")[:2])
+
+
+VERSION_ARMS: dict[str, Arm] = {
+    arm.name: arm
+    for arm in (
+        *(
+            Arm(
+                f"v2@{minor(pydantic)}",
+                "app_v2",
+                "app_v2",
+                VERSION_PORTS_FROM + index,
+                # From light to dark orange: v2's own colour is the darkest, at the end.
+                f"#{0xF5 - 6 * index:02x}{0xC8 - 10 * index:02x}{0x9A - 10 * index:02x}",
+                f"Pydantic {pydantic}",
+                default=False,
+                pins=(f"pydantic=={pydantic}", f"pydantic-core=={core}"),
+            )
+            for index, (pydantic, core) in enumerate(PYDANTIC_2_MINORS)
+        ),
+        *(
+            Arm(
+                f"fastapi@{minor(fastapi)}",
+                "app_v2",
+                "app_v2",
+                VERSION_PORTS_FROM + len(PYDANTIC_2_MINORS) + index,
+                # Between v2's orange and v2-latest's green.
+                ("#b59a4a", "#8aa04c")[index % 2],
+                f"Pydantic 2, FastAPI {fastapi}",
+                default=False,
+                pins=(f"fastapi=={fastapi}", f"starlette=={starlette}"),
+            )
+            for index, (fastapi, starlette) in enumerate(FASTAPI_LINES)
+        ),
+    )
+}
+# The minors the versions mode walks, oldest first, by minor: the derived arms, then the lab's
+# v2, whose Pydantic app_v2/uv.lock pins (tests/test_commons_layout.py keeps the two equal).
+LAB_V2_PYDANTIC = "2.14.3"
+PYDANTIC_MINORS = {
+    **{minor(pydantic): f"v2@{minor(pydantic)}" for pydantic, _ in PYDANTIC_2_MINORS},
+    minor(LAB_V2_PYDANTIC): "v2",
+}
+PYDANTIC_2_SERIES = tuple(PYDANTIC_MINORS.values())
+# --fastapi: app_v2's FastAPI, the two lines, and v2-latest's.
+FASTAPI_SERIES = (
+    "v2",
+    *(name for name in VERSION_ARMS if name.startswith("fastapi@")),
+    "v2-latest",
+)
+
+
+def arm_named(name: str) -> Arm:
+    """A registry arm or a derived one, by name (KeyError for neither)."""
+    return ARMS[name] if name in ARMS else VERSION_ARMS[name]

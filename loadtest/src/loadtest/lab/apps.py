@@ -4,7 +4,7 @@ the lab's arm as a Service (lab/services.py), started the way every arm is."""
 from pathlib import Path
 
 from commons import HTTP_PROTOCOL
-from loadtest.lab.arms import ARMS, arm_python
+from loadtest.lab.arms import arm_named, arm_python
 from loadtest.lab.paths import REPOSITORY_ROOT
 from loadtest.lab.services import RunningApp, Service, local_url, start_service
 
@@ -16,7 +16,7 @@ def uvicorn_arguments(name: str, port: int, workers: int) -> list[str]:
     # Access logs are off: they would cost every arm the same CPU and measure logging, not
     # Pydantic.
     return [
-        ARMS[name].module,
+        arm_named(name).module,
         "--host",
         "127.0.0.1",
         "--port",
@@ -39,13 +39,13 @@ def lab_service(name: str, port: int, workers: int) -> Service:
     """The registry's arm as a service: what examples/lab.toml declares for it too."""
     return Service(
         name=name,
-        label=ARMS[name].label,
+        label=arm_named(name).label,
         command=tuple(app_command(name, port, workers)),
         port=port,
         base_url=local_url(port),
         health_path=HEALTH_PATH,
         cwd=REPOSITORY_ROOT,
-        log_name=ARMS[name].environment,
+        log_name=arm_named(name).log_name,
     )
 
 

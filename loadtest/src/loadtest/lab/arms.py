@@ -1,20 +1,58 @@
 """The arms as the harness sees them: the registry (commons/arms.py), each arm's interpreter,
 the comparisons a set of arms makes, and the rotating orders the paired protocol uses."""
 
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
-from commons.arms import ARM_NAMES, ARMS, BASELINE, DEFAULT_ARMS, Arm
+from commons.arms import (
+    ARM_NAMES,
+    ARMS,
+    BASELINE,
+    DEFAULT_ARMS,
+    FASTAPI_SERIES,
+    PYDANTIC_2_SERIES,
+    PYDANTIC_MINORS,
+    VERSION_ARMS,
+    VERSION_PORTS_FROM,
+    Arm,
+    arm_named,
+)
+from loadtest.lab.derived_environments import DerivedEnvironment, derive_environment
 from loadtest.lab.paths import REPOSITORY_ROOT
 
-__all__ = ["ARMS", "ARM_NAMES", "BASELINE", "DEFAULT_ARMS", "Arm"]
+__all__ = [
+    "ARMS",
+    "ARM_NAMES",
+    "BASELINE",
+    "DEFAULT_ARMS",
+    "FASTAPI_SERIES",
+    "PYDANTIC_2_SERIES",
+    "PYDANTIC_MINORS",
+    "VERSION_ARMS",
+    "VERSION_PORTS_FROM",
+    "Arm",
+    "arm_named",
+]
 Item = TypeVar("Item")  # an arm's name, or what the scale mode starts (an arm and a variant)
 
 
 def arm_python(name: str) -> Path:
     """The interpreter of the arm's own locked environment (not `uv run`: memory and start-up
-    are the app's alone)."""
-    return REPOSITORY_ROOT / ARMS[name].environment / ".venv" / "bin" / "python"
+    are the app's alone); a derived arm's, built from it (derived_environment)."""
+    arm = arm_named(name)
+    if arm.pins:
+        return derived_environment(name).python
+    return REPOSITORY_ROOT / arm.environment / ".venv" / "bin" / "python"
+
+
+@cache
+def derived_environment(name: str) -> DerivedEnvironment:
+    """A derived arm's environment: its base environment's packages with its pins over them,
+    found in the cache or built now (the first time a run asks, once per process)."""
+    arm = arm_named(name)
+    base = REPOSITORY_ROOT / arm.environment / ".venv" / "bin" / "python"
+    return derive_environment(base, arm.pins)
 
 
 def baseline_of(apps: tuple[str, ...]) -> str | None:
@@ -30,7 +68,7 @@ def comparisons(apps: tuple[str, ...]) -> list[tuple[str, str]]:
     extra = [
         (arm, reference)
         for arm in apps
-        if (reference := ARMS[arm].compare_with) is not None and reference in apps
+        if (reference := arm_named(arm).compare_with) is not None and reference in apps
     ]
     return over_baseline + extra
 

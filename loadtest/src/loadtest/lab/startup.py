@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loadtest.lab.apps import RunningApp, start_app, uvicorn_arguments
-from loadtest.lab.arms import ARMS, arm_python, rotations
+from loadtest.lab.arms import arm_named, arm_python, rotations
 from loadtest.lab.errors import LabError
 from loadtest.lab.processes import descendants, escaped, kill_all
 
@@ -87,7 +87,7 @@ def measure_startup(
     for number, order in enumerate(rotations(apps, samples_per_arm), 1):
         for arm in order:
             port = ports[arm]
-            log_path = log_dir / f"{ARMS[arm].environment}.{number}.log"
+            log_path = log_dir / f"{arm_named(arm).log_name}.{number}.log"
             launched = time.perf_counter()
             app = start_app(
                 arm,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from loadtest.lab.apps import lab_service
-from loadtest.lab.arms import ARMS, baseline_of, comparisons
+from loadtest.lab.arms import arm_named, baseline_of, comparisons
 from loadtest.lab.dataset import needs_related_rows
 from loadtest.lab.files import write_text_safely
 from loadtest.lab.services import Service
@@ -158,7 +158,7 @@ def plan_lab_arms(
     """The plan for arms of the lab's registry (commons/arms.py): v1 is the baseline; each arm
     started on its port (`ports`, or its default) with `workers` uvicorn workers."""
     services = tuple(
-        lab_service(arm, (ports or {}).get(arm, ARMS[arm].port), workers) for arm in arms
+        lab_service(arm, (ports or {}).get(arm, arm_named(arm).port), workers) for arm in arms
     )
     return PairedPlan(arms, scenarios, baseline_of(arms), tuple(comparisons(arms)), services)
 

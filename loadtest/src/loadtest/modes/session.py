@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.lab.apps import RunningApp, lab_service
-from loadtest.lab.arms import ARMS
+from loadtest.lab.arms import ARMS, arm_named
 from loadtest.lab.database import LabDatabase, check_configured_url, provide_database
 from loadtest.lab.docker import start_container_app
 from loadtest.lab.errors import LabError
@@ -40,7 +40,7 @@ def check_local_arms(settings: PairedLoadSettings) -> None:
     for arm in settings.apps:
         ensure_port_free(
             settings.ports[arm],
-            ARMS[arm].environment,
+            arm_named(arm).log_name,
             remedy=f"or move {arm} with --port-{arm} PORT",
         )
 

@@ -22,7 +22,7 @@ from matplotlib.legend_handler import HandlerTuple  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import NullFormatter, ScalarFormatter  # noqa: E402
 
-from loadtest.lab.arms import ARMS  # noqa: E402
+from loadtest.lab.arms import ARMS, VERSION_ARMS, arm_named  # noqa: E402
 
 __all__ = ["Axes", "Figure", "plt"]
 OTHER_COLOUR = "#8172b3"  # an arm that is not (or no longer) in the registry
@@ -40,8 +40,8 @@ OTHER_ARMS: dict[str, str] = {}
 
 
 def colour(arm: str) -> str:
-    if arm in ARMS:
-        return ARMS[arm].colour
+    if arm in ARMS or arm in VERSION_ARMS:
+        return arm_named(arm).colour
     if arm not in OTHER_ARMS:
         OTHER_ARMS[arm] = OTHER_COLOURS[len(OTHER_ARMS) % len(OTHER_COLOURS)]
     return OTHER_ARMS[arm]
