@@ -19,6 +19,7 @@ REAL_RUN_MODULES = (
     "test_sweep_run.py",
     "test_one_run_at_a_time.py",
     "test_compare_run.py",
+    "test_versions_run.py",
     "test_scale_run.py",
     "test_generator.py",
 )

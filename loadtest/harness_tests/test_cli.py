@@ -140,8 +140,8 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         help_text = build_parser(name).format_help()
         assert f"usage: ./test.sh {name}" in help_text
         assert "minute" in help_text or "second" in help_text, name
-        # The latency mode loads the benchmark's scenarios, and names them alike.
-        shared = ("--scenarios",) if name == "latency" else ()
+        # The latency and versions modes load the benchmark's scenarios, and name them alike.
+        shared = ("--scenarios",) if name in ("latency", "versions") else ()
         # compare runs the benchmark's protocol on a file's arms, repeats and all.
         shared += ("--repeats",) if name == "compare" else ()
         if name != "benchmark":
@@ -166,6 +166,7 @@ def test_every_mode_has_its_own_help_with_its_duration() -> None:
         "latency": "do not pin the apps, and the generator with PostgreSQL, to separate CPUs",
         "compare": "do not pin the arms the run starts, and the load generator with PostgreSQL, "
         "to separate CPUs",
+        "versions": no_pin["benchmark"],
     }
 
 

@@ -23,6 +23,7 @@ REBUILT = {
     "sweep": {"report.md", "report.html", "sweep.svg"},
     "workers": {"report.md", "report.html", "workers.svg"},
     "latency": {"report.md", "report.html", "latency.svg"},
+    "versions": {"report.md", "report.html"},
 }
 
 
@@ -36,6 +37,7 @@ def test_there_is_an_old_run_of_every_kind() -> None:
         "profile",
         "scale",
         "sweep",
+        "versions",
         "workers",
     ]
 

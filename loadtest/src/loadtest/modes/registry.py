@@ -70,6 +70,7 @@ MODES: dict[str, Mode] = {
         Mode("workers", kind="workers"),
         Mode("latency", kind="latency"),
         Mode("compare", kind="compare"),
+        Mode("versions", kind="versions"),
         Mode("report", holds_the_machine=False),  # reads results.json: starts nothing
         Mode("losses", holds_the_machine=False),  # reads results.json too
         Mode("up"),

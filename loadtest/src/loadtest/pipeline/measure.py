@@ -109,7 +109,7 @@ def measure_scenario(
         repeat_dir / name,
         progress,
         # Past a compare run's pilot, the repeats it added have no planned total to show.
-        title=f"repeat {repeat}"
+        title=f"{settings.REPEAT_WORD} {repeat}"
         + (f"/{settings.repeats}" if repeat <= settings.repeats else " (added after the pilot)")
         + f" · {name} · {' / '.join(apps)} in "
         f"{settings.pairs} rounds",

@@ -26,6 +26,8 @@ class BenchmarkSettings(PairedLoadSettings):
     set_by_hand: tuple[str, ...] = ()
     # Settings results.json leaves out (where the run went, and what its flags already say).
     NOT_IN_RESULTS: ClassVar[tuple[str, ...]] = ("results_dir", "pin", "calibrate")
+    # What the progress line calls one fresh start of the arms (the versions mode: a step).
+    REPEAT_WORD: ClassVar[str] = "repeat"
 
     @property
     def plan(self) -> PairedPlan:

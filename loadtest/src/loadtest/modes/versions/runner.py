@@ -1,0 +1,126 @@
+"""A versions run: the lab's v2 app on each Pydantic 2 minor of the series. Every minor's
+environment is found or built first (before the run's folder exists, so a pin uv cannot
+satisfy is one line and nothing else); then fresh starts of every arm; then, step by step along
+the series, the benchmark's repeat (modes/paired_repeat.py) on three arms: v1, the minor before
+and the minor, so each step's cost is a ratio measured in paired windows, not a quotient of
+two runs."""
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from loadtest.lab.arms import arm_named, derived_environment
+from loadtest.lab.errors import LabError
+from loadtest.lab.host import interpreter_text
+from loadtest.lab.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
+from loadtest.load.calibration import CALIBRATION_S
+from loadtest.modes.paired_repeat import run_repeat
+from loadtest.modes.session import check_local_arms, open_session
+from loadtest.modes.versions.results import build_versions_results
+from loadtest.modes.versions.settings import VersionsSettings
+from loadtest.pipeline.measure import planned_seconds as benchmark_seconds
+from loadtest.pipeline.records import ArmLife, ScenarioRun
+
+KIND = "versions"
+
+
+def planned_seconds(settings: VersionsSettings) -> float:
+    """Every step's load, as the benchmark plans one repeat of three arms, and the start-ups of
+    every arm and the calibration once."""
+    step = replace(
+        settings.for_step(settings.steps[0]), repeats=1, startup_samples=0, calibrate=False
+    )
+    calibration = CALIBRATION_S if settings.calibrate else 0.0
+    return len(settings.steps) * benchmark_seconds(step) + startup_seconds(settings) + calibration
+
+
+def startup_seconds(settings: VersionsSettings) -> float:
+    return SECONDS_PER_SAMPLE * settings.startup_samples * len(settings.apps)
+
+
+def prepare_environments(settings: VersionsSettings, console: Console) -> dict[str, Any]:
+    """Each derived minor's environment, from the cache or built now, said one line each (the
+    first run's builds are timed apart from the measuring); a minor uv cannot install is one
+    line naming it."""
+    environments: dict[str, Any] = {}
+    for arm in settings.series:
+        if not arm_named(arm).pins:  # the lab's own v2: its locked environment
+            continue
+        try:
+            environment = derived_environment(arm)
+        except LabError as error:
+            raise LabError(f"{arm}: {error}") from None
+        console.print(f"{arm}: {environment.sentence()}", highlight=False)
+        environments[arm] = environment.as_dict()
+    return environments
+
+
+def run_versions(settings: VersionsSettings, console: Console) -> Path:
+    """Build or find the environments, measure every step, write results/<ts>-versions/."""
+    check_local_arms(settings)
+    environments = prepare_environments(settings, console)
+    lives: list[ArmLife] = []
+    runs: list[ScenarioRun] = []
+    startup: dict[str, StartupSamples] = {}
+    calibration = None
+    with open_session(KIND, settings.results_dir, console) as session:
+        session.pin(settings.pin)
+        database = session.start_database()
+        console.print(
+            f"PostgreSQL {database.server_version} ({database.kind}); dataset: "
+            f"{settings.dataset_size:,} posts; {interpreter_text(session.host)}",
+            highlight=False,
+        )
+        progress = session.show_progress(planned_seconds(settings))
+        if settings.calibrate:
+            calibration = session.calibrate(settings, session.run_dir / "calibration")
+        if settings.startup_samples:
+            progress.begin(
+                f"start-up · {settings.startup_samples} fresh starts per arm",
+                startup_seconds(settings),
+            )
+
+            def on_sample() -> None:
+                session.begin_measuring()
+                progress.tick()
+
+            startup = measure_startup(
+                settings.apps,
+                samples_per_arm=settings.startup_samples,
+                ports=settings.ports,
+                workers=settings.workers,
+                database_url=database.url,
+                cpus=session.pinning.app_cpus if session.pinning.enabled else None,
+                log_dir=session.run_dir / "startup",
+                environment=session.environment,
+                on_sample=on_sample,
+            )
+        for number, step in enumerate(settings.steps, 1):
+            step_lives, step_runs, _ = run_repeat(
+                settings.for_step(step),
+                number,
+                database,
+                session.pinning,
+                session.run_dir,
+                progress,
+                session.environment,
+                {},
+                on_arms_started=session.begin_measuring,
+            )
+            lives += step_lives
+            runs += step_runs
+    session.finish(
+        build_versions_results(
+            settings,
+            lives=lives,
+            runs=runs,
+            calibration=calibration,
+            startup=startup,
+            database={"kind": database.kind, "server_version": database.server_version},
+            pinning=session.pinning,
+            environments=environments,
+        )
+    )
+    return session.run_dir
