@@ -23,7 +23,7 @@ REBUILT = {
     "sweep": {"report.md", "report.html", "sweep.svg"},
     "workers": {"report.md", "report.html", "workers.svg"},
     "latency": {"report.md", "report.html", "latency.svg"},
-    "versions": {"report.md", "report.html"},
+    "versions": {"report.md", "report.html", "versions.svg"},
 }
 
 

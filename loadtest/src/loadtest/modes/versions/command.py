@@ -36,7 +36,7 @@ from loadtest.modes.versions.settings import (
 MAX_PORT = 65535
 SUMMARY = (
     "which Pydantic 2 to land on: the lab's v2 app on every minor from 2.7 to 2.14, each "
-    "paired with the one before and with v1 (~13 min; --quick ~4 min)"
+    "paired with the one before and with v1 (~10.5 min; --quick ~3.5 min)"
 )
 
 
@@ -57,13 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "every step's cost is a measured ratio; READ, READ synthetic and WRITE, app CPU per "
         "request, idle memory and start-up. Each minor's environment is app_v2's with Pydantic "
         "and pydantic-core moved, built by uv under .tools/environments/ the first time (a few "
-        "seconds each from uv's cache) and reused. About 13 minutes with the defaults, 4 with "
+        "seconds each from uv's cache) and reused. About 10.5 minutes with the defaults, 3.5 with "
         "--quick. Results go to results/<UTC timestamp>-versions/ (docs/versions.md)."
     )
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"a first look in about 4 minutes: Pydantic {', '.join(QUICK_MINORS)}, and FastAPI "
+        help=f"a first look in about 3.5 minutes: Pydantic {', '.join(QUICK_MINORS)}, and FastAPI "
         f"from app_v2's 0.125 straight to v2-latest's ({QUICK.pairs} pairs, "
         f"{QUICK.startup_samples} start-ups per arm)",
     )

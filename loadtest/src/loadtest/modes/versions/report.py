@@ -10,11 +10,16 @@ from rich.console import Console
 from loadtest.lab.arms import BASELINE
 from loadtest.lab.files import write_text_safely
 from loadtest.load.scenarios import SCENARIOS
-from loadtest.output.charts import REFERENCE_COLOUR, colour, plt, to_svg
+from loadtest.output.charts import REFERENCE_COLOUR, Axes, bar_with_value, colour, plt, to_svg
 from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.text import format_number, format_ratio, markdown_table, print_table
 
 TITLE = "Which Pydantic 2 to land on: the lab's v2 app across the minors"
+CHART = "versions.svg"
+CHART_CAPTION = (
+    "Each version's r/s over v1 per scenario (95% CI), then start-up and idle RSS per arm; the "
+    "dashed line is v1's level."
+)
 STEP_CAPTION = (
     "Each step: the minor's r/s over the minor before it, both measured in the same three-arm "
     "paired windows (with v1), median of the paired ratios and its 95% CI over the step's "
@@ -132,57 +137,73 @@ def print_report(results: dict[str, Any], console: Console) -> None:
         console.print(f"⚠ {flag}", style="bold yellow", highlight=False)
 
 
-def level_chart(results: dict[str, Any], scenario: str, label: str) -> str | None:
-    """The minors' ratio over v1 on one scenario, with intervals; v1's level drawn across."""
+def draw_levels(ax: Axes, results: dict[str, Any], scenario: str, label: str) -> None:
+    """One scenario's panel: each version's r/s over v1 with its interval, v1's level across."""
     arms = [arm for arm in results["arms"] if level_of(results, arm, scenario)]
-    if not arms:
-        return None
-    figure_, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(arms) + 1.5), 3.2))
     for position, arm in enumerate(arms):
         ratio = level_of(results, arm, scenario) or {}
-        value = ratio.get("estimate")
-        if value is None:
+        if ratio.get("estimate") is None:
             continue
-        low, high = ratio.get("ci95_low"), ratio.get("ci95_high")
-        errors = [[value - low], [high - value]] if low is not None and high is not None else None
-        ax.bar(position, value, 0.7, yerr=errors, capsize=3, color=colour(arm))
-        ax.annotate(
-            f"{value:.2f}x",
-            (position, high if high is not None else value),
-            xytext=(0, 4),
-            textcoords="offset points",
-            ha="center",
-            fontsize=8,
+        bar_with_value(
+            ax,
+            position,
+            ratio["estimate"],
+            ratio.get("ci95_low"),
+            ratio.get("ci95_high"),
+            f"{ratio['estimate']:.2f}x",
+            width=0.7,
+            color=colour(arm),
         )
-    ax.axhline(1.0, color=REFERENCE_COLOUR, linestyle="--", linewidth=1, label="v1 (Pydantic 1)")
-    ax.set_xticks(range(len(arms)), [short_name(results, arm) for arm in arms], fontsize=8)
-    ax.set_ylabel(f"{label} r/s over v1")
-    ax.set_title(f"{label}: each minor over v1 [95% CI]", fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
-    return to_svg(figure_)
+    ax.axhline(1.0, color=REFERENCE_COLOUR, linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(arms)), [short_name(results, arm) for arm in arms], fontsize=7)
+    ax.set_title(f"{label} r/s over v1 [95% CI]", fontsize=9)
 
 
-def resource_chart(results: dict[str, Any], key: str, what: str) -> str | None:
-    """Idle RSS or start-up per arm, v1's level drawn across."""
+def draw_resource(ax: Axes, results: dict[str, Any], what: str) -> None:
+    """Start-up or idle RSS per arm (v1 first), v1's level across."""
     arms = list(results["arms"])
-    values = [
-        (
-            results["arms"][arm]["memory"]["idle_rss_mib"]
-            if key == "memory"
-            else (results["arms"][arm]["startup"] or {}).get("to_health_s")
-        )
-        for arm in arms
-    ]
-    if all(value is None for value in values):
-        return None
-    figure_, ax = plt.subplots(figsize=(max(4.0, 0.8 * len(arms) + 1.5), 3.0))
-    for position, (arm, value) in enumerate(zip(arms, values, strict=True)):
+    for position, arm in enumerate(arms):
+        value = resource_of(results, arm, what)
         if value is not None:
-            ax.bar(position, value, 0.7, color=colour(arm))
-    if values[0] is not None:
-        ax.axhline(values[0], color=REFERENCE_COLOUR, linestyle="--", linewidth=1)
-    ax.set_xticks(range(len(arms)), [short_name(results, arm) for arm in arms], fontsize=8)
-    ax.set_ylabel(what)
+            text = f"{value:.2f}" if what == "start-up" else f"{value:.0f}"
+            bar_with_value(ax, position, value, None, None, text, width=0.7, color=colour(arm))
+    baseline = resource_of(results, BASELINE, what)
+    if baseline is not None:
+        ax.axhline(baseline, color=REFERENCE_COLOUR, linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(arms)), [short_name(results, arm) for arm in arms], fontsize=7)
+    ax.set_title(
+        "start-up to the first /health, s" if what == "start-up" else "idle RSS, MiB", fontsize=9
+    )
+
+
+def resource_of(results: dict[str, Any], arm: str, what: str) -> float | None:
+    figures = results["arms"][arm]
+    if what == "start-up":
+        return (figures["startup"] or {}).get("to_health_s")
+    return figures["memory"]["idle_rss_mib"]
+
+
+def versions_chart(results: dict[str, Any]) -> str:
+    """Every scenario's ratio over v1 per version, then start-up and idle RSS per arm, three
+    panels a row, v1's level drawn across each (dashed)."""
+    labels = scenario_labels(results)
+    panels = len(labels) + 2
+    columns = min(3, panels)
+    rows = -(-panels // columns)
+    width = max(3.4, 0.5 * len(results["arms"]) + 1.4)
+    figure_, grid = plt.subplots(rows, columns, figsize=(width * columns, 3.3 * rows))
+    axes = list(grid.flat)
+    for ax, (name, label) in zip(axes, labels, strict=False):
+        draw_levels(ax, results, name, label)
+    draw_resource(axes[panels - 2], results, "start-up")
+    draw_resource(axes[panels - 1], results, "memory")
+    for ax in axes[:panels]:
+        ax.tick_params(axis="x", labelrotation=45)
+        bottom, top = ax.get_ylim()
+        ax.set_ylim(bottom, top * 1.15)  # room for the values over the intervals
+    for ax in axes[panels:]:
+        ax.set_visible(False)
+    figure_.tight_layout()
     return to_svg(figure_)
 
 
@@ -211,23 +232,18 @@ def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
     ]
     report_md = run_dir / "report.md"
     write_text_safely(report_md, "\n".join(markdown) + "\n")
-    charts = [
-        figure(level_chart(results, name, label), f"{label}: each minor's r/s over v1's")
-        for name, label in scenario_labels(results)
-    ]
-    charts += [
-        figure(resource_chart(results, "memory", "idle RSS, MiB"), "Idle RSS per arm"),
-        figure(resource_chart(results, "startup", "start-up, s"), "Start-up per arm"),
-    ]
+    chart = versions_chart(results)
+    chart_path = run_dir / CHART
+    write_text_safely(chart_path, chart)
     body = (
         f'<p class="note">{escape(heading(results))}</p>'
         f"<h2>Each step over the one before</h2>{html_table(steps_header, steps)}"
         f'<p class="note">{escape(STEP_CAPTION)}</p>'
         f"<h2>Each minor over v1</h2>{html_table(levels_header, levels)}"
         f'<p class="note">{escape(LEVEL_CAPTION)}</p>'
-        + "".join(charts)
+        + figure(chart, CHART_CAPTION)
         + flags_section(results["flags"], "")
     )
     report_html = run_dir / "report.html"
     write_text_safely(report_html, page(TITLE, body))
-    return [report_md, report_html]
+    return [report_md, report_html, chart_path]
