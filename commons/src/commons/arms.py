@@ -91,9 +91,7 @@ PYDANTIC_2_MINORS: tuple[tuple[str, str], ...] = (
 # was serialised in Pydantic's Rust JSON path) and 0.130 (the first with it), each with the
 # Starlette it resolves to.
 FASTAPI_LINES: tuple[tuple[str, str], ...] = (("0.129.2", "0.52.1"), ("0.130.0", "0.52.1"))
-# Derived arms: app_v2's code and locked environment with Pydantic and pydantic-core moved, or
-# FastAPI and Starlette. Measured by the versions mode (not by --apps).
-VERSION_PORTS_FROM = 8010
+VERSION_PORTS_FROM = 8010  # the derived arms' ports, in VERSION_ARMS' order
 
 
 def minor(version: str) -> str:
@@ -101,6 +99,8 @@ def minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+# Derived arms: app_v2's code and locked environment with Pydantic and pydantic-core moved, or
+# FastAPI and Starlette. Measured by the versions mode (not by --apps).
 VERSION_ARMS: dict[str, Arm] = {
     arm.name: arm
     for arm in (
@@ -135,7 +135,7 @@ VERSION_ARMS: dict[str, Arm] = {
     )
 }
 # The minors the versions mode walks, oldest first, by minor: the derived arms, then the lab's
-# v2, whose Pydantic app_v2/uv.lock pins (tests/test_commons_layout.py keeps the two equal).
+# v2, whose Pydantic app_v2/uv.lock pins (tests/test_arm_environments.py keeps the two equal).
 LAB_V2_PYDANTIC = "2.14.3"
 PYDANTIC_MINORS = {
     **{minor(pydantic): f"v2@{minor(pydantic)}" for pydantic, _ in PYDANTIC_2_MINORS},

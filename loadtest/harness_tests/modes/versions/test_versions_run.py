@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from harness_tests.pairing import pairs_expected
-from harness_tests.runner import free_port, lab_processes, only_run, run_in_process, run_runner
+from harness_tests.runner import (
+    TINY_RUN,
+    free_port,
+    lab_processes,
+    only_run,
+    run_in_process,
+    run_runner,
+)
 
 
 def consecutive_free_ports(count: int) -> int:
@@ -40,17 +47,8 @@ def versions_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, An
         "2.13,2.14",
         "--scenarios",
         "read",
-        "--pairs",
-        "6",
-        "--window",
-        "0.4",
-        "--warmup",
-        "1",
-        "--dataset",
-        "300",
-        "--users",
-        "1",
-        "--startup-samples",
+        *TINY_RUN,
+        "--startup-samples",  # the last one given counts: one start each
         "1",
         "--no-calibration",
         "--ports-from",

@@ -49,11 +49,13 @@ def test_each_step_pairs_a_minor_with_the_one_before_and_with_v1() -> None:
     ]
 
 
-def test_quick_walks_three_minors_and_two_fastapi_lines() -> None:
+def test_quick_walks_three_minors_and_fastapi_from_its_first_line_to_the_latest() -> None:
     settings = settings_for("--quick")
     assert settings.chains == ((MINORS["2.7"], MINORS["2.11"], "v2"), ("v2", "v2-latest"))
     assert settings.apps == (BASELINE, "v2@2.7", "v2@2.11", "v2", "v2-latest")
     assert len(settings.steps) == 3 and settings.pairs == QUICK.pairs
+    # --fastapi asks for every line, --quick or not.
+    assert settings_for("--quick", "--fastapi").chains == (FASTAPI_SERIES,)
 
 
 def test_minors_are_walked_oldest_first_whatever_the_order_given() -> None:
@@ -62,6 +64,11 @@ def test_minors_are_walked_oldest_first_whatever_the_order_given() -> None:
     both = settings_for("--minors", "2.13,2.14", "--fastapi")
     assert both.chains == (("v2@2.13", "v2"), FASTAPI_SERIES)
     assert settings_for("--fastapi").chains == (FASTAPI_SERIES,)
+
+
+def test_users_and_window_given_are_kept_as_set() -> None:
+    assert settings_for("--users", "2").set_by_hand == ("users",)
+    assert settings_for().set_by_hand == ()
 
 
 def test_ports_from_moves_every_arm_to_consecutive_ports() -> None:

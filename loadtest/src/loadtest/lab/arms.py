@@ -10,7 +10,9 @@ from commons.arms import (
     ARMS,
     BASELINE,
     DEFAULT_ARMS,
+    FASTAPI_LINES,
     FASTAPI_SERIES,
+    LAB_V2_PYDANTIC,
     PYDANTIC_2_SERIES,
     PYDANTIC_MINORS,
     VERSION_ARMS,
@@ -18,7 +20,12 @@ from commons.arms import (
     Arm,
     arm_named,
 )
-from loadtest.lab.derived_environments import DerivedEnvironment, derive_environment
+from loadtest.lab.derived_environments import (
+    DerivedEnvironment,
+    derive_environment,
+    environment_folder,
+    uv_program,
+)
 from loadtest.lab.paths import REPOSITORY_ROOT
 
 __all__ = [
@@ -26,7 +33,9 @@ __all__ = [
     "ARM_NAMES",
     "BASELINE",
     "DEFAULT_ARMS",
+    "FASTAPI_LINES",
     "FASTAPI_SERIES",
+    "LAB_V2_PYDANTIC",
     "PYDANTIC_2_SERIES",
     "PYDANTIC_MINORS",
     "VERSION_ARMS",
@@ -39,20 +48,30 @@ Item = TypeVar("Item")  # an arm's name, or what the scale mode starts (an arm a
 
 def arm_python(name: str) -> Path:
     """The interpreter of the arm's own locked environment (not `uv run`: memory and start-up
-    are the app's alone); a derived arm's, built from it (derived_environment)."""
+    are the app's alone); for a derived arm, where derived_environment builds its own (a path
+    only: a mode builds the environments it runs before it starts anything)."""
     arm = arm_named(name)
     if arm.pins:
-        return derived_environment(name).python
-    return REPOSITORY_ROOT / arm.environment / ".venv" / "bin" / "python"
+        return derived_python(name)
+    return environment_python(arm.environment)
+
+
+def environment_python(environment: str) -> Path:
+    return REPOSITORY_ROOT / environment / ".venv" / "bin" / "python"
 
 
 @cache
+def derived_python(name: str) -> Path:
+    arm = arm_named(name)
+    folder = environment_folder(uv_program(), environment_python(arm.environment), arm.pins)
+    return folder / "bin" / "python"
+
+
 def derived_environment(name: str) -> DerivedEnvironment:
     """A derived arm's environment: its base environment's packages with its pins over them,
-    found in the cache or built now (the first time a run asks, once per process)."""
+    found in the cache or built now, and the versions it resolved to."""
     arm = arm_named(name)
-    base = REPOSITORY_ROOT / arm.environment / ".venv" / "bin" / "python"
-    return derive_environment(base, arm.pins)
+    return derive_environment(environment_python(arm.environment), arm.pins)
 
 
 def baseline_of(apps: tuple[str, ...]) -> str | None:

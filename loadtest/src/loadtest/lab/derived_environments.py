@@ -102,7 +102,7 @@ def derive_environment(
     cache_dir = cache_dir or CACHE_DIR
     uv = uv_program()
     listed = packages_of(uv, base_python, requirements)
-    folder = cache_dir / environment_key(uv, base_python, pins, requirements, listed)
+    folder = environment_folder(uv, base_python, pins, cache_dir, requirements, listed)
     python = folder / "bin" / "python"
     cache_dir.mkdir(parents=True, exist_ok=True)
     with locked(folder.with_suffix(".lock")):  # two runs never build one folder at once
@@ -111,6 +111,21 @@ def derive_environment(
             build(uv, base_python, requirements, listed, pins, folder)
     versions = json.loads(run_checked([str(python), "-c", VERSIONS_SCRIPT], "read its versions"))
     return DerivedEnvironment(python, built, time.monotonic() - started, versions)
+
+
+def environment_folder(
+    uv: str,
+    base_python: Path,
+    pins: tuple[str, ...],
+    cache_dir: Path | None = None,
+    requirements: Path | None = None,
+    listed: str | None = None,
+) -> Path:
+    """Where the environment of `base_python` with `pins` is (or will be) kept: nothing built."""
+    if listed is None:
+        listed = packages_of(uv, base_python, requirements)
+    key = environment_key(uv, base_python, pins, requirements, listed)
+    return (cache_dir or CACHE_DIR) / key
 
 
 def packages_of(uv: str, base_python: Path, requirements: Path | None) -> str:

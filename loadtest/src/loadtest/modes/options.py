@@ -204,6 +204,31 @@ def add_workers(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def sample_count(text: str) -> int:
+    """Fresh starts per arm: 0 (none) to 100."""
+    value = whole_number(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{value} must be between 0 and 100")
+    return value
+
+
+def add_no_calibration(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="skip measuring locust against a trivial endpoint",
+    )
+
+
+def add_window(parser: argparse.ArgumentParser, defaults: PairedLoadSettings) -> None:
+    parser.add_argument(
+        "--window",
+        type=seconds_between(2 * defaults.settle_s, 600),
+        help=f"seconds of one arm's window, {2 * defaults.settle_s:g}-600 (default "
+        f"{defaults.window_s:g}; the first {defaults.settle_s:g}s of each are not counted)",
+    )
+
+
 def add_paired_load(
     parser: argparse.ArgumentParser,
     defaults: PairedLoadSettings,
@@ -215,12 +240,7 @@ def add_paired_load(
     shapes; the sweep and the shapes run one locust process: their users count themselves);
     `pinned` as add_no_pin takes it."""
     add_users(parser, defaults.users)
-    parser.add_argument(
-        "--window",
-        type=seconds_between(2 * defaults.settle_s, 600),
-        help=f"seconds of one arm's window, {2 * defaults.settle_s:g}-600 (default "
-        f"{defaults.window_s:g}; the first {defaults.settle_s:g}s of each are not counted)",
-    )
+    add_window(parser, defaults)
     add_workers(parser)
     if load_processes:
         parser.add_argument(
@@ -230,11 +250,7 @@ def add_paired_load(
             help="locust processes (a master and N workers when N > 1; default 1)",
         )
     add_no_pin(parser, pinned)
-    parser.add_argument(
-        "--no-calibration",
-        action="store_true",
-        help="skip measuring locust against a trivial endpoint",
-    )
+    add_no_calibration(parser)
     add_ports(parser)
     add_results_dir(parser)
 

@@ -72,7 +72,8 @@ def run_repeat(
                 lives[arm].problems[name] = problems
                 if problems:
                     progress.note(
-                        f"repeat {repeat} · {arm}: {name} FAILED verification: {problems[0]}"
+                        f"{settings.REPEAT_WORD} {repeat} · {arm}: {name} FAILED verification: "
+                        f"{problems[0]}"
                     )
         samplers = {
             arm: stack.enter_context(PeakMemorySampler(app.read_memory))

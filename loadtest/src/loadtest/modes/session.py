@@ -33,15 +33,18 @@ from loadtest.output.results_file import run_header, write_results
 from loadtest.output.run_folder import RunFolder, run_folder
 
 
-def check_local_arms(settings: PairedLoadSettings) -> None:
+def check_local_arms(settings: PairedLoadSettings, move_with: str | None = None) -> None:
     """Before anything is created or started: a malformed DATABASE_URL and a busy port fail
-    now, in one line, not minutes later."""
+    now, in one line, not minutes later. `move_with`: the option that moves every arm's port,
+    in a mode that has no --port-<arm>."""
     check_configured_url()
     for arm in settings.apps:
         ensure_port_free(
             settings.ports[arm],
             arm_named(arm).log_name,
-            remedy=f"or move {arm} with --port-{arm} PORT",
+            remedy=f"or move the arms with {move_with}"
+            if move_with
+            else f"or move {arm} with --port-{arm} PORT",
         )
 
 

@@ -19,8 +19,8 @@ from loadtest.modes.options import (
     enough_for_an_interval,
     paired_load_values,
     positive_int,
+    sample_count,
     seconds_between,
-    whole_number,
 )
 from loadtest.pipeline.settings import QUICK, BenchmarkSettings
 
@@ -45,13 +45,6 @@ class RemovedOption(argparse.Action):
         option_string: str | None = None,
     ) -> NoReturn:
         parser.error(f"{option_string} was replaced by {self.replacement}")
-
-
-def sample_count(text: str) -> int:
-    value = whole_number(text)
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"{value} must be between 0 and 100")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

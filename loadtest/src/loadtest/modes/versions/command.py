@@ -9,20 +9,22 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
-from loadtest.lab.arms import FASTAPI_SERIES, VERSION_PORTS_FROM, arm_named
+from loadtest.lab.arms import FASTAPI_LINES, FASTAPI_SERIES, LAB_V2_PYDANTIC, VERSION_PORTS_FROM
 from loadtest.lab.errors import LabError
 from loadtest.load.scenarios import READ_PER_PAGE, SCENARIO_NAMES
 from loadtest.modes.options import (
     add_dataset_size,
+    add_no_calibration,
     add_no_pin,
     add_results_dir,
     add_users,
+    add_window,
     add_workers,
     choice_list,
     enough_for_an_interval,
     port_number,
+    sample_count,
     seconds_between,
-    whole_number,
 )
 from loadtest.modes.versions.settings import (
     MINORS,
@@ -40,13 +42,6 @@ SUMMARY = (
 )
 
 
-def sample_count(text: str) -> int:
-    value = whole_number(text)
-    if not 0 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"{value} must be between 0 and 20")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = VersionsSettings()
     parser.description = (
@@ -56,9 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Each minor runs in three-arm paired windows with the minor before it and with v1, so "
         "every step's cost is a measured ratio; READ, READ synthetic and WRITE, app CPU per "
         "request, idle memory and start-up. Each minor's environment is app_v2's with Pydantic "
-        "and pydantic-core moved, built by uv under .tools/environments/ the first time (a few "
-        "seconds each from uv's cache) and reused. About 10.5 minutes with the defaults, 3.5 with "
-        "--quick. Results go to results/<UTC timestamp>-versions/ (docs/versions.md)."
+        "and pydantic-core moved, built by uv under .tools/environments/ the first time (a "
+        "second or two each from uv's cache) and reused. About 10.5 minutes with the defaults, "
+        "3.5 with --quick, 4.5 with --fastapi. Results go to results/<UTC timestamp>-versions/ "
+        "(docs/versions.md)."
     )
     parser.add_argument(
         "--quick",
@@ -73,11 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"the minors to walk, oldest first, of {','.join(MINORS)} (default all; --quick "
         f"{','.join(QUICK_MINORS)}); each step pairs a minor with the one before it here",
     )
-    lines = ", ".join(arm_named(arm).label.split("FastAPI ")[-1] for arm in FASTAPI_SERIES[1:-1])
+    lines = ", ".join(fastapi for fastapi, _ in FASTAPI_LINES)
     parser.add_argument(
         "--fastapi",
         action="store_true",
-        help=f"walk FastAPI's lines instead, on Pydantic 2.14.3: app_v2's 0.125 (the last with "
+        help=f"walk FastAPI's lines instead, on Pydantic {LAB_V2_PYDANTIC}: app_v2's 0.125 (the "
+        "last with "
         f"Pydantic 1), {lines} and v2-latest's, Starlette moving with them (with --minors: "
         "both series)",
     )
@@ -109,19 +106,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_dataset_size(parser, READ_PER_PAGE, defaults.dataset_size)
     add_users(parser, defaults.users)
-    parser.add_argument(
-        "--window",
-        type=seconds_between(2 * defaults.settle_s, 600),
-        help=f"seconds of one arm's window, {2 * defaults.settle_s:g}-600 (default "
-        f"{defaults.window_s:g}; the first {defaults.settle_s:g}s of each are not counted)",
-    )
+    add_window(parser, defaults)
     add_workers(parser)
     add_no_pin(parser, "the apps and the load generator (and PostgreSQL) to separate CPUs")
-    parser.add_argument(
-        "--no-calibration",
-        action="store_true",
-        help="skip measuring locust against a trivial endpoint",
-    )
+    add_no_calibration(parser)
     parser.add_argument(
         "--ports-from",
         type=port_number,
@@ -150,8 +138,10 @@ def settings_from(arguments: argparse.Namespace) -> VersionsSettings:
     chains = []
     if arguments.minors or not arguments.fastapi:
         chains.append(tuple(MINORS[minor] for minor in minors))
-    if arguments.fastapi or arguments.quick:
-        chains.append(QUICK_FASTAPI if arguments.quick else FASTAPI_SERIES)
+    if arguments.fastapi:
+        chains.append(FASTAPI_SERIES)
+    elif arguments.quick:
+        chains.append(QUICK_FASTAPI)
     settings = with_chains(settings, *chains)
     if arguments.ports_from is not None:
         last = arguments.ports_from + len(settings.apps) - 1
@@ -171,6 +161,11 @@ def settings_from(arguments: argparse.Namespace) -> VersionsSettings:
     }
     return replace(
         settings,
+        set_by_hand=tuple(
+            name
+            for name, given in (("users", arguments.users), ("window_s", arguments.window))
+            if given is not None
+        ),
         **{key: value for key, value in explicit.items() if value is not None},
         scenarios=arguments.scenarios,
         dataset_size=arguments.dataset_size,

@@ -14,20 +14,20 @@ from loadtest.output.charts import REFERENCE_COLOUR, Axes, bar_with_value, colou
 from loadtest.output.html import figure, flags_section, html_table, page
 from loadtest.output.text import format_number, format_ratio, markdown_table, print_table
 
-TITLE = "Which Pydantic 2 to land on: the lab's v2 app across the minors"
+TITLE = "Which Pydantic 2 (and FastAPI) to land on: the lab's v2 app across versions"
 CHART = "versions.svg"
 CHART_CAPTION = (
     "Each version's r/s over v1 per scenario (95% CI), then start-up and idle RSS per arm; the "
     "dashed line is v1's level."
 )
 STEP_CAPTION = (
-    "Each step: the minor's r/s over the minor before it, both measured in the same three-arm "
+    "Each step: the version's r/s over the version before it, both measured in the same three-arm "
     "paired windows (with v1), median of the paired ratios and its 95% CI over the step's "
     "rounds; above 1 the step made requests faster. CPU: the app's CPU per request, the same "
     "way (below 1: cheaper)."
 )
 LEVEL_CAPTION = (
-    "Each minor over v1 (Pydantic 1), in the step that ends on it (the first minor: in the "
+    "Each version over v1 (Pydantic 1), in the step that ends on it (the first: in the "
     "step that starts from it). Idle RSS: median of its processes after start-up, before any "
     "load. Start-up: median seconds to the first /health over its fresh starts."
 )
@@ -132,7 +132,7 @@ def print_report(results: dict[str, Any], console: Console) -> None:
     header, rows = step_rows(results)
     print_table(console, header, rows, title="Each step over the one before", caption=STEP_CAPTION)
     header, rows = level_rows(results)
-    print_table(console, header, rows, title="Each minor over v1", caption=LEVEL_CAPTION)
+    print_table(console, header, rows, title="Each version over v1", caption=LEVEL_CAPTION)
     for flag in results["flags"]:
         console.print(f"⚠ {flag}", style="bold yellow", highlight=False)
 
@@ -222,7 +222,7 @@ def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
         "",
         STEP_CAPTION,
         "",
-        "## Each minor over v1",
+        "## Each version over v1",
         "",
         markdown_table(levels_header, levels),
         "",
@@ -239,7 +239,7 @@ def write_reports(run_dir: Path, results: dict[str, Any]) -> list[Path]:
         f'<p class="note">{escape(heading(results))}</p>'
         f"<h2>Each step over the one before</h2>{html_table(steps_header, steps)}"
         f'<p class="note">{escape(STEP_CAPTION)}</p>'
-        f"<h2>Each minor over v1</h2>{html_table(levels_header, levels)}"
+        f"<h2>Each version over v1</h2>{html_table(levels_header, levels)}"
         f'<p class="note">{escape(LEVEL_CAPTION)}</p>'
         + figure(chart, CHART_CAPTION)
         + flags_section(results["flags"], "")

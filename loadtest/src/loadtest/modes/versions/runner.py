@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from loadtest.analysis.fit import declared_timetables
 from loadtest.lab.arms import arm_named, derived_environment
 from loadtest.lab.errors import LabError
 from loadtest.lab.host import interpreter_text
@@ -59,7 +60,7 @@ def prepare_environments(settings: VersionsSettings, console: Console) -> dict[s
 
 def run_versions(settings: VersionsSettings, console: Console) -> Path:
     """Build or find the environments, measure every step, write results/<ts>-versions/."""
-    check_local_arms(settings)
+    check_local_arms(settings, move_with="--ports-from PORT")
     environments = prepare_environments(settings, console)
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []
@@ -98,15 +99,17 @@ def run_versions(settings: VersionsSettings, console: Console) -> Path:
                 on_sample=on_sample,
             )
         for number, step in enumerate(settings.steps, 1):
+            step_settings = settings.for_step(step)
             step_lives, step_runs, _ = run_repeat(
-                settings.for_step(step),
+                step_settings,
                 number,
                 database,
                 session.pinning,
                 session.run_dir,
                 progress,
                 session.environment,
-                {},
+                # A scenario that declares its own (the related rows' slow pages) keeps it.
+                declared_timetables(step_settings, step_settings.plan, settings.set_by_hand),
                 on_arms_started=session.begin_measuring,
             )
             lives += step_lives

@@ -39,8 +39,10 @@ class VersionsSettings(BenchmarkSettings):
     # the one before it in its chain.
     chains: tuple[tuple[str, ...], ...] = (PYDANTIC_2_SERIES,)
     # Per step: one repeat of 10 rounds of three windows per scenario, about 80 s a step, so
-    # the seven steps of the minors and the start-ups take about 11 minutes. The interval is
-    # over one repeat's pairs: narrower than what a rerun varies (docs/versions.md).
+    # the seven steps of the minors and the start-ups take about 10 minutes. The interval is
+    # over one repeat's pairs: narrower than what a rerun varies (docs/versions.md). A second
+    # of warm-up per arm and scenario where the benchmark has two: each step starts its arms
+    # afresh, and their first requests are behind them within a second.
     pairs: int = 10
     repeats: int = 1
     warmup_s: float = 1.0
