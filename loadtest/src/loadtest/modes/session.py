@@ -5,7 +5,7 @@ happened. `RunSession.finish` then writes results.json, the reports and the prin
 runner is what lies between: its plan, its verification and its measuring."""
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -14,23 +14,21 @@ from typing import Any
 
 from rich.console import Console
 
-from loadtest.lab.apps import RunningApp, lab_service
-from loadtest.lab.arms import ARMS, arm_named
+from loadtest.lab.apps import RunningApp
+from loadtest.lab.arms import arm_named
 from loadtest.lab.database import LabDatabase, check_configured_url, provide_database
-from loadtest.lab.docker import start_container_app
 from loadtest.lab.errors import LabError
 from loadtest.lab.host import host_facts
 from loadtest.lab.pinning import PAIRED_LOAD_SIDE, PinningPlan, pin_process_tree, plan_pinning
 from loadtest.lab.processes import child_environment, ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
-from loadtest.lab.services import start_service
 from loadtest.load.calibration import CALIBRATION_S, calibrate_load_generator
 from loadtest.load.paired import PairedSetup
-from loadtest.load.plan import PairedPlan
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.modes.registry import DEFAULT_MODE, Mode, mode_of_kind
 from loadtest.output.results_file import run_header, write_results
 from loadtest.output.run_folder import RunFolder, run_folder
+from loadtest.pipeline.repeat import start_arms
 
 
 def check_local_arms(settings: PairedLoadSettings, move_with: str | None = None) -> None:
@@ -46,55 +44,6 @@ def check_local_arms(settings: PairedLoadSettings, move_with: str | None = None)
             if move_with
             else f"or move {arm} with --port-{arm} PORT",
         )
-
-
-def start_arm(
-    settings: PairedLoadSettings,
-    arm: str,
-    database: LabDatabase,
-    pinning: PinningPlan,
-    log_dir: Path,
-    environment: dict[str, str],
-    *,
-    docker: bool = False,
-) -> RunningApp:
-    """A fresh process of the arm (a fresh container with --docker), answering /health."""
-    if docker:
-        return start_container_app(
-            arm, f"http://127.0.0.1:{settings.ports[arm]}", log_dir / f"{ARMS[arm].environment}.log"
-        )
-    # The arm as its plan declares it (a compare file declares the same: load/plan.py), or,
-    # for a mode whose settings hold no plan, as the registry does.
-    plan: PairedPlan | None = getattr(settings, "plan", None)
-    if plan is not None and plan.services:
-        service = plan.service(arm)
-    else:
-        service = lab_service(arm, settings.ports[arm], settings.workers)
-    return start_service(
-        service,
-        log_path=log_dir / f"{service.what}.log",
-        environment={**environment, "DATABASE_URL": database.url},
-        cpus=pinning.app_cpus if pinning.enabled else None,
-    )
-
-
-def start_arms(
-    stack: ExitStack,
-    settings: PairedLoadSettings,
-    arms: Sequence[str],
-    database: LabDatabase,
-    pinning: PinningPlan,
-    log_dir: Path,
-    environment: dict[str, str],
-    *,
-    docker: bool = False,
-) -> dict[str, RunningApp]:
-    """The arms started in the order given (start_arm), each stopped when `stack` closes."""
-    apps: dict[str, RunningApp] = {}
-    for arm in arms:
-        apps[arm] = start_arm(settings, arm, database, pinning, log_dir, environment, docker=docker)
-        stack.callback(apps[arm].stop)
-    return apps
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,14 @@ from loadtest.lab.startup import StartupSamples, measure_startup
 from loadtest.load.scenarios import DEFAULT_SCENARIOS
 from loadtest.load.verify import verify_scenario
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.paired_repeat import run_repeat
-from loadtest.modes.session import RunSession, check_local_arms, open_session, start_arms
+from loadtest.modes.session import RunSession, check_local_arms, open_session
 from loadtest.output.run_folder import link_latest
 from loadtest.pipeline.measure import (
     planned_seconds,
     startup_seconds,
 )
 from loadtest.pipeline.records import ArmLife, ScenarioRun
+from loadtest.pipeline.repeat import run_repeat, start_arms
 from loadtest.pipeline.results import build_results
 from loadtest.pipeline.settings import BenchmarkSettings
 from loadtest.pipeline.wrk import (

@@ -1,7 +1,7 @@
 """A versions run: the lab's v2 app on each Pydantic 2 minor of the series. Every minor's
 environment is found or built first (before the run's folder exists, so a pin uv cannot
 satisfy is one line and nothing else); then fresh starts of every arm; then, step by step along
-the series, the benchmark's repeat (modes/paired_repeat.py) on three arms: v1, the minor before
+the series, the benchmark's repeat (pipeline/repeat.py) on three arms: v1, the minor before
 and the minor, so each step's cost is a ratio measured in paired windows, not a quotient of
 two runs."""
 
@@ -17,12 +17,12 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.host import interpreter_text
 from loadtest.lab.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
 from loadtest.load.calibration import CALIBRATION_S
-from loadtest.modes.paired_repeat import run_repeat
 from loadtest.modes.session import check_local_arms, open_session
 from loadtest.modes.versions.results import build_versions_results
 from loadtest.modes.versions.settings import VersionsSettings
 from loadtest.pipeline.measure import planned_seconds as benchmark_seconds
 from loadtest.pipeline.records import ArmLife, ScenarioRun
+from loadtest.pipeline.repeat import run_repeat
 
 KIND = "versions"
 

@@ -1,29 +1,82 @@
-"""One repeat of the paired protocol on the lab's arms, as the benchmark and the versions mode
-run it: fresh processes for the arms on a fresh dataset, each verified on every scenario, then
-each scenario in one locust run of rotating rounds (pipeline/measure.py), the wrk cross-check
-where asked, and each arm's memory before, during and after the load."""
+"""The lab's arms started fresh (start_arms: every paired mode's session starts its arms so),
+and one repeat of the paired protocol on them, as the benchmark and the versions mode run it:
+fresh processes for the arms on a fresh dataset, each verified on every scenario, then each
+scenario in one locust run of rotating rounds (pipeline/measure.py), the wrk cross-check where
+asked, and each arm's memory before, during and after the load."""
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
 from loadtest.analysis.fit import Timetable, timed
-from loadtest.lab.apps import RunningApp
-from loadtest.lab.arms import rotations
+from loadtest.lab.apps import RunningApp, lab_service
+from loadtest.lab.arms import ARMS, rotations
 from loadtest.lab.database import LabDatabase
 from loadtest.lab.dataset import load_dataset
+from loadtest.lab.docker import start_container_app
 from loadtest.lab.memory import PeakMemorySampler
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.progress import ProgressDisplay
+from loadtest.lab.services import start_service
 from loadtest.load.paired import app_cpu_capacity
+from loadtest.load.plan import PairedPlan
+from loadtest.load.settings import PairedLoadSettings
 from loadtest.load.verify import verify_scenario
 from loadtest.load.windows import WindowRecord
-from loadtest.modes.session import start_arms
 from loadtest.pipeline.measure import QUIET_S, measure_scenario, read_memory_after_load
 from loadtest.pipeline.records import ArmLife, ScenarioRun
 from loadtest.pipeline.settings import BenchmarkSettings
 from loadtest.pipeline.wrk import CROSS_CHECK_SCENARIOS, cross_check_scenario, wrk_round_seconds
+
+
+def start_arm(
+    settings: PairedLoadSettings,
+    arm: str,
+    database: LabDatabase,
+    pinning: PinningPlan,
+    log_dir: Path,
+    environment: dict[str, str],
+    *,
+    docker: bool = False,
+) -> RunningApp:
+    """A fresh process of the arm (a fresh container with --docker), answering /health."""
+    if docker:
+        return start_container_app(
+            arm, f"http://127.0.0.1:{settings.ports[arm]}", log_dir / f"{ARMS[arm].environment}.log"
+        )
+    # The arm as its plan declares it (a compare file declares the same: load/plan.py), or,
+    # for a mode whose settings hold no plan, as the registry does.
+    plan: PairedPlan | None = getattr(settings, "plan", None)
+    if plan is not None and plan.services:
+        service = plan.service(arm)
+    else:
+        service = lab_service(arm, settings.ports[arm], settings.workers)
+    return start_service(
+        service,
+        log_path=log_dir / f"{service.what}.log",
+        environment={**environment, "DATABASE_URL": database.url},
+        cpus=pinning.app_cpus if pinning.enabled else None,
+    )
+
+
+def start_arms(
+    stack: ExitStack,
+    settings: PairedLoadSettings,
+    arms: Sequence[str],
+    database: LabDatabase,
+    pinning: PinningPlan,
+    log_dir: Path,
+    environment: dict[str, str],
+    *,
+    docker: bool = False,
+) -> dict[str, RunningApp]:
+    """The arms started in the order given (start_arm), each stopped when `stack` closes."""
+    apps: dict[str, RunningApp] = {}
+    for arm in arms:
+        apps[arm] = start_arm(settings, arm, database, pinning, log_dir, environment, docker=docker)
+        stack.callback(apps[arm].stop)
+    return apps
 
 
 def run_repeat(
