@@ -18,17 +18,20 @@ from loadtest.lab.apps import RunningApp
 from loadtest.lab.arms import arm_named
 from loadtest.lab.database import LabDatabase, check_configured_url, provide_database
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import host_facts
+from loadtest.lab.host import host_facts, interpreter_text
 from loadtest.lab.pinning import PAIRED_LOAD_SIDE, PinningPlan, pin_process_tree, plan_pinning
 from loadtest.lab.processes import child_environment, ensure_port_free
 from loadtest.lab.progress import ProgressDisplay
+from loadtest.lab.startup import StartupSamples, measure_startup
 from loadtest.load.calibration import CALIBRATION_S, calibrate_load_generator
 from loadtest.load.paired import PairedSetup
 from loadtest.load.settings import PairedLoadSettings
 from loadtest.modes.registry import DEFAULT_MODE, Mode, mode_of_kind
 from loadtest.output.results_file import run_header, write_results
 from loadtest.output.run_folder import RunFolder, run_folder
+from loadtest.pipeline.measure import startup_seconds
 from loadtest.pipeline.repeat import start_arms
+from loadtest.pipeline.settings import BenchmarkSettings
 
 
 def check_local_arms(settings: PairedLoadSettings, move_with: str | None = None) -> None:
@@ -134,6 +137,39 @@ class RunSession:
     def show_progress(self, planned_s: float) -> ProgressDisplay:
         self.progress = self.stack.enter_context(ProgressDisplay(planned_s, self.console))
         return self.progress
+
+    def print_database(self, settings: BenchmarkSettings, database: LabDatabase) -> None:
+        """PostgreSQL's version and kind, the dataset, the interpreter: one line."""
+        self.console.print(
+            f"PostgreSQL {database.server_version} ({database.kind}); "
+            f"dataset: {settings.dataset_size:,} posts; {interpreter_text(self.host)}",
+            highlight=False,
+        )
+
+    def measure_startups(
+        self, settings: BenchmarkSettings, database: LabDatabase, progress: ProgressDisplay
+    ) -> dict[str, StartupSamples]:
+        """Fresh starts of every arm, to its first /health, before the load: the run's first
+        figures (the folder then holds evidence)."""
+
+        def on_sample() -> None:
+            self.begin_measuring()
+            progress.tick()
+
+        progress.begin(
+            f"start-up · {settings.startup_samples} fresh starts per app", startup_seconds(settings)
+        )
+        return measure_startup(
+            settings.apps,
+            samples_per_arm=settings.startup_samples,
+            ports=settings.ports,
+            workers=settings.workers,
+            database_url=database.url,
+            cpus=self.pinning.app_cpus if self.pinning.enabled else None,
+            log_dir=self.run_dir / "startup",
+            environment=self.environment,
+            on_sample=on_sample,
+        )
 
     def calibrate(
         self, settings: PairedLoadSettings, output_dir: Path | None = None

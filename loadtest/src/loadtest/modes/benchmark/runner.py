@@ -19,10 +19,9 @@ from loadtest.lab.docker import (
     ensure_docker_engine,
     start_docker_stack,
 )
-from loadtest.lab.host import interpreter_text
 from loadtest.lab.pinning import PinningPlan, plan_pinning
 from loadtest.lab.progress import ProgressDisplay
-from loadtest.lab.startup import StartupSamples, measure_startup
+from loadtest.lab.startup import StartupSamples
 from loadtest.load.scenarios import DEFAULT_SCENARIOS
 from loadtest.load.verify import verify_scenario
 from loadtest.load.windows import WindowRecord
@@ -62,12 +61,12 @@ def run_benchmark(settings: BenchmarkSettings, console: Console) -> Path:
             )
         database = pin_and_start_database(settings, session)
         pinning = session.pinning  # as the database left it (an external one is not pinned)
-        print_database(console, settings, database, session)
+        session.print_database(settings, database)
         progress = session.show_progress(planned_seconds(settings))
         if settings.calibrate:
             calibration = session.calibrate(settings, run_dir / "calibration")
         if startup_seconds(settings):
-            startup = startup_samples(settings, session, database, progress)
+            startup = session.measure_startups(settings, database, progress)
         if settings.fit:
             timetables = fit_timetables(
                 settings, database, pinning, run_dir, progress, session.environment
@@ -116,46 +115,6 @@ def check_before_starting(settings: BenchmarkSettings) -> str | None:
     else:
         check_local_arms(settings)
     return ensure_wrk() if settings.cross_check else None
-
-
-def print_database(
-    console: Console, settings: BenchmarkSettings, database: LabDatabase, session: RunSession
-) -> None:
-    console.print(
-        f"PostgreSQL {database.server_version} ({database.kind}); "
-        f"dataset: {settings.dataset_size:,} posts; {interpreter_text(session.host)}",
-        highlight=False,
-    )
-
-
-def startup_samples(
-    settings: BenchmarkSettings,
-    session: RunSession,
-    database: LabDatabase,
-    progress: ProgressDisplay,
-) -> dict[str, StartupSamples]:
-    """Fresh starts of every arm, to its first /health, before the repeats: the run's first
-    figures (the folder then holds evidence)."""
-
-    def on_sample() -> None:
-        session.begin_measuring()
-        progress.tick()
-
-    progress.begin(
-        f"start-up · {settings.startup_samples} fresh starts per app", startup_seconds(settings)
-    )
-    pinning = session.pinning
-    return measure_startup(
-        settings.apps,
-        samples_per_arm=settings.startup_samples,
-        ports=settings.ports,
-        workers=settings.workers,
-        database_url=database.url,
-        cpus=pinning.app_cpus if pinning.enabled else None,
-        log_dir=session.run_dir / "startup",
-        environment=session.environment,
-        on_sample=on_sample,
-    )
 
 
 def pin_and_start_database(settings: BenchmarkSettings, session: RunSession) -> LabDatabase:

@@ -14,13 +14,13 @@ from rich.console import Console
 from loadtest.analysis.fit import declared_timetables
 from loadtest.lab.arms import arm_named, derived_environment
 from loadtest.lab.errors import LabError
-from loadtest.lab.host import interpreter_text
-from loadtest.lab.startup import SECONDS_PER_SAMPLE, StartupSamples, measure_startup
+from loadtest.lab.startup import StartupSamples
 from loadtest.load.calibration import CALIBRATION_S
 from loadtest.modes.session import check_local_arms, open_session
 from loadtest.modes.versions.results import build_versions_results
 from loadtest.modes.versions.settings import VersionsSettings
 from loadtest.pipeline.measure import planned_seconds as benchmark_seconds
+from loadtest.pipeline.measure import startup_seconds
 from loadtest.pipeline.records import ArmLife, ScenarioRun
 from loadtest.pipeline.repeat import run_repeat
 
@@ -35,10 +35,6 @@ def planned_seconds(settings: VersionsSettings) -> float:
     )
     calibration = CALIBRATION_S if settings.calibrate else 0.0
     return len(settings.steps) * benchmark_seconds(step) + startup_seconds(settings) + calibration
-
-
-def startup_seconds(settings: VersionsSettings) -> float:
-    return SECONDS_PER_SAMPLE * settings.startup_samples * len(settings.apps)
 
 
 def prepare_environments(settings: VersionsSettings, console: Console) -> dict[str, Any]:
@@ -69,35 +65,12 @@ def run_versions(settings: VersionsSettings, console: Console) -> Path:
     with open_session(KIND, settings.results_dir, console) as session:
         session.pin(settings.pin)
         database = session.start_database()
-        console.print(
-            f"PostgreSQL {database.server_version} ({database.kind}); dataset: "
-            f"{settings.dataset_size:,} posts; {interpreter_text(session.host)}",
-            highlight=False,
-        )
+        session.print_database(settings, database)
         progress = session.show_progress(planned_seconds(settings))
         if settings.calibrate:
             calibration = session.calibrate(settings, session.run_dir / "calibration")
         if settings.startup_samples:
-            progress.begin(
-                f"start-up · {settings.startup_samples} fresh starts per arm",
-                startup_seconds(settings),
-            )
-
-            def on_sample() -> None:
-                session.begin_measuring()
-                progress.tick()
-
-            startup = measure_startup(
-                settings.apps,
-                samples_per_arm=settings.startup_samples,
-                ports=settings.ports,
-                workers=settings.workers,
-                database_url=database.url,
-                cpus=session.pinning.app_cpus if session.pinning.enabled else None,
-                log_dir=session.run_dir / "startup",
-                environment=session.environment,
-                on_sample=on_sample,
-            )
+            startup = session.measure_startups(settings, database, progress)
         for number, step in enumerate(settings.steps, 1):
             step_settings = settings.for_step(step)
             step_lives, step_runs, _ = run_repeat(
