@@ -19,13 +19,14 @@ from loadtest.generated.generator import (
     router_module,
     routes_of,
 )
+from loadtest.generated.process import Unfinished, measure_process
 from loadtest.generated.shapes import SHAPES
 from loadtest.generated.shapes.service import KINDS, MAX_NESTING, plan_models
 from loadtest.generated.subjects import Subject, comparisons, plan_subjects
 from loadtest.lab.arms import ARM_NAMES, arm_python
 from loadtest.lab.errors import LabError
 from loadtest.lab.processes import child_environment
-from loadtest.modes.scale.runner import StoppedPhases, Unfinished, measure_process
+from loadtest.modes.scale.runner import StoppedPhases
 
 # Every shape at a size that takes its every path quickly: (shape, size).
 SMALL = {"service": 23, "chain": 5, "recursive": 3, "generic": 5, "union": 3, "routes": 4}

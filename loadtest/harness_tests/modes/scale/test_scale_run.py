@@ -16,7 +16,7 @@ from harness_tests.runner import (
     run_in_process,
     run_runner,
 )
-from loadtest.modes.scale.results import METRICS
+from loadtest.generated.figures import METRICS
 from loadtest.output.results_file import SCHEMA_VERSION
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from loadtest.analysis.ratio import paired_ratio
 from loadtest.analysis.stats import summarize
-from loadtest.generated.figures import Metric
+from loadtest.generated.figures import METRICS
 from loadtest.generated.shapes import SHAPES
 from loadtest.generated.shapes.base import MODELS_PER_ROUTER, AppSpec
 from loadtest.generated.subjects import Subject, comparisons
@@ -13,17 +13,6 @@ from loadtest.lab.arms import ARMS
 from loadtest.lab.pinning import PinningPlan
 from loadtest.modes.scale.settings import ScaleSettings
 
-METRICS: dict[str, Metric] = {
-    "import_s": Metric("import of the app module", "s", 2),
-    "to_health_s": Metric("start-up to first /health", "s", 2),
-    "rss_idle_mib": Metric("memory idle, RSS", "MiB", 1),
-    "uss_idle_mib": Metric("memory idle, USS", "MiB", 1),
-    "routes_s": Metric("first request to every route, in all", "s", 2),
-    "rss_routes_mib": Metric("memory after every route once, RSS", "MiB", 1),
-    "uss_routes_mib": Metric("memory after every route once, USS", "MiB", 1),
-    "openapi_s": Metric("first /openapi.json", "s", 2),
-    "rss_openapi_mib": Metric("memory after /openapi.json, RSS", "MiB", 1),
-}
 # What the summary, the per-model costs and the charts show.
 HEADLINE_METRICS = ("to_health_s", "rss_idle_mib", "rss_routes_mib")
 
