@@ -1,5 +1,6 @@
 """A real versions run, as short as it goes: one step (Pydantic 2.13 to the lab's v2, 2.14), READ
-alone, six pairs of short windows, one start-up each. The derived arm's environment is built
+alone, six pairs of short windows, one start-up each, and a generated app of ten models started
+twice on each arm (the first time, its routes and OpenAPI checked). The derived arm's environment is built
 (or found in the cache), each arm reports the versions it ran, the step's ratio is paired, the
 reports are written and rebuilt from results.json, and nothing is left running."""
 
@@ -50,6 +51,8 @@ def versions_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, An
         *TINY_RUN,
         "--startup-samples",  # the last one given counts: one start each
         "1",
+        "--generated-models",
+        "10",
         "--no-calibration",
         "--ports-from",
         str(consecutive_free_ports(3)),
@@ -101,10 +104,28 @@ def test_each_arm_ran_the_versions_it_was_built_for(versions_run) -> None:
         assert arm["startup"]["samples"] == 1 and arm["memory"]["idle_rss_mib"] > 0
 
 
+def test_the_generated_app_started_on_every_arm_in_its_idiom(versions_run) -> None:
+    results, run_dir, _ = versions_run
+    for arm, figures in results["arms"].items():
+        generated = figures["generated"]
+        assert (generated["models"], generated["processes"], generated["unfinished"]) == (
+            10,
+            2,
+            None,
+        ), arm
+        assert 0 < generated["import_s"]["median"] < generated["to_health_s"]["median"]
+        assert generated["rss_idle_mib"]["median"] > 0
+        # The round's process checked every route and OpenAPI after its start was timed.
+        assert (run_dir / "generated" / f"{arm}-0.log").exists()
+    ratios = results["steps"][0]["generated"]
+    assert ratios["to_health_s"]["pairs"] == 2 and ratios["rss_idle_mib"]["estimate"] > 0
+
+
 def test_the_reports_say_what_moved_and_are_rebuilt_from_results_json(versions_run) -> None:
     _, run_dir, _ = versions_run
     report = (run_dir / "report.md").read_text()
     assert "| Pydantic 2.13.5 → 2.14.3 |" in report
+    assert "10 models: start-up" in report
     assert "<svg" in (run_dir / "report.html").read_text()
     assert (run_dir / "runs" / "01" / "v2@2.13.log").exists()
     (run_dir / "report.md").unlink()

@@ -66,6 +66,12 @@ def test_minors_are_walked_oldest_first_whatever_the_order_given() -> None:
     assert settings_for("--fastapi").chains == (FASTAPI_SERIES,)
 
 
+def test_the_generated_app_is_500_models_by_default_and_can_be_left_out() -> None:
+    assert (VersionsSettings().generated_models, VersionsSettings().generated_rounds) == (500, 2)
+    assert settings_for("--quick").generated_rounds == 1
+    assert settings_for("--generated-models", "0").generated_models == 0
+
+
 def test_users_and_window_given_are_kept_as_set() -> None:
     assert settings_for("--users", "2").set_by_hand == ("users",)
     assert settings_for().set_by_hand == ()
@@ -83,6 +89,8 @@ def test_ports_from_moves_every_arm_to_consecutive_ports() -> None:
         (["--minors", "2.7,2.7"], "2.7 named twice"),
         (["--minors", "2.7,2.15"], "2.15"),
         (["--ports-from", "65530"], "need ports up to"),
+        (["--generated-models", "2001"], "a number of models, 0 to 2000"),
+        (["--generated-models", "many"], "a number of models"),
     ],
 )
 def test_a_bad_option_is_one_line_and_starts_nothing(argv: list[str], message: str) -> None:

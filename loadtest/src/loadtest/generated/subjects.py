@@ -5,7 +5,7 @@ declared on the app itself (no APIRouter, no include_router); and the shape's ow
 
 from dataclasses import dataclass, replace
 
-from loadtest.lab.arms import ARMS, BASELINE
+from loadtest.lab.arms import BASELINE, arm_named
 
 DEFER_SUFFIX = "+defer_build"
 FLAT_SUFFIX = "+flat"
@@ -14,7 +14,7 @@ FLAT_SUFFIX = "+flat"
 def idiom_of(arm: str) -> str:
     """The schema idiom of the arm's code: app_v1's (Pydantic 1, also on pydantic.v1) or
     app_v2's."""
-    return "v1" if ARMS[arm].package == "app_v1" else "v2"
+    return "v1" if arm_named(arm).package == "app_v1" else "v2"
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from loadtest.modes.versions.settings import (
 )
 
 MAX_PORT = 65535
+MAX_MODELS = 2000
 SUMMARY = (
     "which Pydantic 2 to land on: the lab's v2 app on every minor from 2.7 to 2.14, each "
     "paired with the one before and with v1 (~10.5 min; --quick ~3.5 min)"
@@ -98,6 +99,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{defaults.startup_samples}, --quick {QUICK.startup_samples})",
     )
     parser.add_argument(
+        "--generated-models",
+        type=model_count,
+        help="the size of the generated app (scale's service shape) whose fresh starts and idle "
+        f"memory are timed on every arm, {MAX_MODELS} at most, 0 to leave it out (default "
+        f"{defaults.generated_models}; {defaults.generated_rounds} rounds of fresh starts, "
+        f"--quick {QUICK.generated_rounds})",
+        metavar="N",
+    )
+    parser.add_argument(
         "--scenarios",
         type=choice_list(SCENARIO_NAMES),
         default=defaults.scenarios,
@@ -122,6 +132,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _minor_key(minor: str) -> tuple[int, ...]:
     return tuple(int(part) for part in minor.split("."))
+
+
+def model_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = -1
+    if not 0 <= count <= MAX_MODELS:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of models, 0 to {MAX_MODELS}")
+    return count
 
 
 def minor_list(text: str) -> tuple[str, ...]:
@@ -156,6 +176,7 @@ def settings_from(arguments: argparse.Namespace) -> VersionsSettings:
         "pairs": arguments.pairs,
         "warmup_s": arguments.warmup,
         "startup_samples": arguments.startup_samples,
+        "generated_models": arguments.generated_models,
         "users": arguments.users,
         "window_s": arguments.window,
     }

@@ -17,19 +17,22 @@ from loadtest.output.text import format_number, format_ratio, markdown_table, pr
 TITLE = "Which Pydantic 2 (and FastAPI) to land on: the lab's v2 app across versions"
 CHART = "versions.svg"
 CHART_CAPTION = (
-    "Each version's r/s over v1 per scenario (95% CI), then start-up and idle RSS per arm; the "
-    "dashed line is v1's level."
+    "Each version's r/s over v1 per scenario (95% CI), then start-up and idle RSS per arm (the "
+    "generated app's with their range over its rounds); the dashed line is v1's level."
 )
 STEP_CAPTION = (
     "Each step: the version's r/s over the version before it, both measured in the same three-arm "
     "paired windows (with v1), median of the paired ratios and its 95% CI over the step's "
     "rounds; above 1 the step made requests faster. CPU: the app's CPU per request, the same "
-    "way (below 1: cheaper)."
+    "way (below 1: cheaper). N models: the generated app's start-up and idle RSS, the version "
+    "over the version before, median of the ratios paired by round (below 1: cheaper; an "
+    "interval needs 6 rounds)."
 )
 LEVEL_CAPTION = (
     "Each version over v1 (Pydantic 1), in the step that ends on it (the first: in the "
     "step that starts from it). Idle RSS: median of its processes after start-up, before any "
-    "load. Start-up: median seconds to the first /health over its fresh starts."
+    "load. Start-up: median seconds to the first /health over its fresh starts. N models: "
+    "the same for a generated app of N models (scale's service shape), median over its rounds."
 )
 
 
@@ -69,21 +72,41 @@ def step_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     labels = scenario_labels(results)
     header = ["step", *[f"{label} [95% CI]" for _, label in labels]]
     header += [f"{label} CPU/request" for _, label in labels]
+    models = generated_models(results)
+    if models:
+        header += [f"{models} models: start-up", f"{models} models: idle RSS"]
     rows = []
     for step in results["steps"]:
         name = step_name(results, step)
         figures = step["scenarios"]
-        rows.append(
-            [
-                name,
-                *[format_ratio(figures[scenario]["step"]) for scenario, _ in labels],
-                *[
-                    format_ratio(figures[scenario]["step"]["cpu_per_request"])
-                    for scenario, _ in labels
-                ],
+        row = [
+            name,
+            *[format_ratio(figures[scenario]["step"]) for scenario, _ in labels],
+            *[format_ratio(figures[scenario]["step"]["cpu_per_request"]) for scenario, _ in labels],
+        ]
+        if models:
+            ratios = step["generated"]
+            # Three rounds give no interval: the median of the paired ratios, unmarked.
+            row += [
+                format_ratio(ratios[metric], mark=False)
+                for metric in ("to_health_s", "rss_idle_mib")
             ]
-        )
+        rows.append(row)
     return header, rows
+
+
+def generated_models(results: dict[str, Any]) -> int | None:
+    """The generated app's size, when the run started one (runs before it did not)."""
+    generated = next(iter(results["arms"].values())).get("generated")
+    return generated["models"] if generated else None
+
+
+def generated_figure(figures: dict[str, Any], metric: str, digits: int) -> str:
+    """An arm's generated-app median, or why it has none."""
+    generated = figures["generated"]
+    if generated["unfinished"] and not generated["processes"]:
+        return generated["unfinished"]
+    return format_number(generated[metric]["median"], digits)
 
 
 def level_of(results: dict[str, Any], arm: str, scenario: str) -> dict[str, Any] | None:
@@ -101,21 +124,28 @@ def level_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     labels = scenario_labels(results)
     header = ["arm", *[name for _, name in MOVED], *[f"{label} over v1" for _, label in labels]]
     header += ["idle RSS MiB", "start-up s"]
+    models = generated_models(results)
+    if models:
+        header += [f"{models} models: start-up s", f"{models} models: idle RSS MiB"]
     rows = []
     for arm, figures in results["arms"].items():
         startup = figures["startup"] or {}
-        rows.append(
-            [
-                arm,
-                *[version_of(results, arm, package) for package, _ in MOVED],
-                *[
-                    "baseline" if arm == BASELINE else format_ratio(level_of(results, arm, name))
-                    for name, _ in labels
-                ],
-                format_number(figures["memory"]["idle_rss_mib"]),
-                format_number(startup.get("to_health_s"), 2),
+        row = [
+            arm,
+            *[version_of(results, arm, package) for package, _ in MOVED],
+            *[
+                "baseline" if arm == BASELINE else format_ratio(level_of(results, arm, name))
+                for name, _ in labels
+            ],
+            format_number(figures["memory"]["idle_rss_mib"]),
+            format_number(startup.get("to_health_s"), 2),
+        ]
+        if models:
+            row += [
+                generated_figure(figures, "to_health_s", 2),
+                generated_figure(figures, "rss_idle_mib", 0),
             ]
-        )
+        rows.append(row)
     return header, rows
 
 
@@ -159,35 +189,52 @@ def draw_levels(ax: Axes, results: dict[str, Any], scenario: str, label: str) ->
     ax.set_title(f"{label} r/s over v1 [95% CI]", fontsize=9)
 
 
+RESOURCE_TITLES = {
+    "start-up": "start-up to the first /health, s",
+    "memory": "idle RSS, MiB",
+    "generated start-up": "{models} models: start-up, s",
+    "generated memory": "{models} models: idle RSS, MiB",
+}
+
+
 def draw_resource(ax: Axes, results: dict[str, Any], what: str) -> None:
-    """Start-up or idle RSS per arm (v1 first), v1's level across."""
+    """A start-up or idle RSS per arm (v1 first), v1's level across; the generated app's with
+    its range over the rounds."""
     arms = list(results["arms"])
     for position, arm in enumerate(arms):
-        value = resource_of(results, arm, what)
+        value, low, high = resource_of(results, arm, what)
         if value is not None:
-            text = f"{value:.2f}" if what == "start-up" else f"{value:.0f}"
-            bar_with_value(ax, position, value, None, None, text, width=0.7, color=colour(arm))
-    baseline = resource_of(results, BASELINE, what)
+            text = f"{value:.2f}" if what.endswith("start-up") else f"{value:.0f}"
+            bar_with_value(ax, position, value, low, high, text, width=0.7, color=colour(arm))
+    baseline = resource_of(results, BASELINE, what)[0]
     if baseline is not None:
         ax.axhline(baseline, color=REFERENCE_COLOUR, linestyle="--", linewidth=1)
     ax.set_xticks(range(len(arms)), [short_name(results, arm) for arm in arms], fontsize=7)
-    ax.set_title(
-        "start-up to the first /health, s" if what == "start-up" else "idle RSS, MiB", fontsize=9
-    )
+    ax.set_title(RESOURCE_TITLES[what].format(models=generated_models(results)), fontsize=9)
 
 
-def resource_of(results: dict[str, Any], arm: str, what: str) -> float | None:
+Figure = tuple[float | None, float | None, float | None]  # a value, its range's ends
+
+
+def resource_of(results: dict[str, Any], arm: str, what: str) -> Figure:
     figures = results["arms"][arm]
     if what == "start-up":
-        return (figures["startup"] or {}).get("to_health_s")
-    return figures["memory"]["idle_rss_mib"]
+        return (figures["startup"] or {}).get("to_health_s"), None, None
+    if what == "memory":
+        return figures["memory"]["idle_rss_mib"], None, None
+    metric = "to_health_s" if what == "generated start-up" else "rss_idle_mib"
+    summary = figures["generated"][metric]
+    return summary["median"], summary["min"], summary["max"]
 
 
 def versions_chart(results: dict[str, Any]) -> str:
     """Every scenario's ratio over v1 per version, then start-up and idle RSS per arm, three
     panels a row, v1's level drawn across each (dashed)."""
     labels = scenario_labels(results)
-    panels = len(labels) + 2
+    resources = ["start-up", "memory"]
+    if generated_models(results):
+        resources += ["generated start-up", "generated memory"]
+    panels = len(labels) + len(resources)
     columns = min(3, panels)
     rows = -(-panels // columns)
     width = max(3.4, 0.5 * len(results["arms"]) + 1.4)
@@ -195,8 +242,8 @@ def versions_chart(results: dict[str, Any]) -> str:
     axes = list(grid.flat)
     for ax, (name, label) in zip(axes, labels, strict=False):
         draw_levels(ax, results, name, label)
-    draw_resource(axes[panels - 2], results, "start-up")
-    draw_resource(axes[panels - 1], results, "memory")
+    for ax, what in zip(axes[len(labels) :], resources, strict=False):
+        draw_resource(ax, results, what)
     for ax in axes[:panels]:
         ax.tick_params(axis="x", labelrotation=45)
         bottom, top = ax.get_ylim()

@@ -6,7 +6,8 @@ from dataclasses import asdict
 from typing import Any
 
 from loadtest.analysis.flags import ratio_flags
-from loadtest.analysis.ratio import PairedRatio
+from loadtest.analysis.ratio import PairedRatio, paired_ratio
+from loadtest.analysis.stats import summarize
 from loadtest.lab.arms import BASELINE, arm_named
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
@@ -34,8 +35,10 @@ def step_results(
     step: tuple[str, str],
     lives: list[ArmLife],
     runs: list[ScenarioRun],
+    generated: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """One step: its ratios and each arm's figures, per scenario."""
+    """One step: its ratios and each arm's figures, per scenario; and the generated app's
+    start-up and idle memory, the minor over the minor before (paired by round)."""
     ends = {"from": step[0], "to": step[1], BASELINE: BASELINE}
     step_lives = [life for life in lives if life.repeat == number]
     step_runs = [run for run in runs if run.repeat == number]
@@ -66,6 +69,7 @@ def step_results(
         "to": step[1],
         "arm_order": [life.arm for life in step_lives],
         "scenarios": scenarios,
+        "generated": generated_ratios(generated, step[1], step[0]),
     }
 
 
@@ -74,8 +78,10 @@ def arm_results(
     lives: list[ArmLife],
     startup: dict[str, StartupSamples],
     environments: dict[str, Any],
+    generated: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """An arm's versions (as its /health said them), its environment, start-up, memory."""
+    """An arm's versions (as its /health said them), its environment, start-up, memory, and
+    the generated app's start-up and idle memory."""
     own = [life for life in lives if life.arm == arm]
     versions = next((life.versions for life in own if life.versions), {})
     return {
@@ -85,6 +91,52 @@ def arm_results(
         "environment": environments.get(arm),
         "startup": startup_results(startup.get(arm)),
         "memory": memory_results(own),
+        "generated": generated_results(generated, arm),
+    }
+
+
+# The generated app's figures a versions run reports: per arm over its rounds, and per step.
+GENERATED_METRICS = ("to_health_s", "import_s", "rss_idle_mib", "uss_idle_mib")
+
+
+def generated_results(generated: dict[str, Any] | None, arm: str) -> dict[str, Any] | None:
+    """The arm's generated-app processes: each figure's median, min and max over its rounds,
+    or why it gave none."""
+    if generated is None:
+        return None
+    own = [entry for entry in generated["samples"] if entry["arm"] == arm]
+    finished = [entry for entry in own if "unfinished" not in entry]
+    why = generated["unfinished"].get(arm) or next(
+        (entry["unfinished"] for entry in own if "unfinished" in entry), None
+    )
+    return {
+        "models": generated["models"],
+        "shape": generated["shape"],
+        "processes": len(finished),
+        "unfinished": why,
+        **{
+            metric: summarize([entry[metric] for entry in finished]) for metric in GENERATED_METRICS
+        },
+    }
+
+
+def generated_ratios(
+    generated: dict[str, Any] | None, arm: str, reference: str
+) -> dict[str, Any] | None:
+    """The arm's generated-app figures over the reference's, paired by round."""
+    if generated is None:
+        return None
+
+    def by_round(name: str, metric: str) -> dict[int, float]:
+        return {
+            entry["round"]: entry[metric]
+            for entry in generated["samples"]
+            if entry["arm"] == name and entry.get(metric)
+        }
+
+    return {
+        metric: paired_ratio(by_round(arm, metric), by_round(reference, metric)).as_dict()
+        for metric in ("to_health_s", "rss_idle_mib")
     }
 
 
@@ -112,20 +164,23 @@ def build_versions_results(
     runs: list[ScenarioRun],
     calibration: dict[str, Any] | None,
     startup: dict[str, StartupSamples],
+    generated: dict[str, Any] | None,
     database: dict[str, Any],
     pinning: PinningPlan,
     environments: dict[str, Any],
 ) -> dict[str, Any]:
     """What results.json holds after its header (modes/session.py)."""
     steps = [
-        step_results(settings, number, step, lives, runs)
+        step_results(settings, number, step, lives, runs, generated)
         for number, step in enumerate(settings.steps, 1)
     ]
     return {
         "pinning": pinning.as_dict(),
         "settings": describe_settings(settings, database),
         "chains": [list(chain) for chain in settings.chains],
-        "arms": {arm: arm_results(arm, lives, startup, environments) for arm in settings.apps},
+        "arms": {
+            arm: arm_results(arm, lives, startup, environments, generated) for arm in settings.apps
+        },
         "steps": steps,
         "calibration": calibration,
         "flags": versions_flags(steps, "add pairs (--pairs)"),

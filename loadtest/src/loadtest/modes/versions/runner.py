@@ -17,6 +17,7 @@ from loadtest.lab.errors import LabError
 from loadtest.lab.startup import StartupSamples
 from loadtest.load.calibration import CALIBRATION_S
 from loadtest.modes.session import check_local_arms, open_session
+from loadtest.modes.versions.generated import generated_seconds, measure_generated
 from loadtest.modes.versions.results import build_versions_results
 from loadtest.modes.versions.settings import VersionsSettings
 from loadtest.pipeline.measure import planned_seconds as benchmark_seconds
@@ -34,7 +35,12 @@ def planned_seconds(settings: VersionsSettings) -> float:
         settings.for_step(settings.steps[0]), repeats=1, startup_samples=0, calibrate=False
     )
     calibration = CALIBRATION_S if settings.calibrate else 0.0
-    return len(settings.steps) * benchmark_seconds(step) + startup_seconds(settings) + calibration
+    return (
+        len(settings.steps) * benchmark_seconds(step)
+        + startup_seconds(settings)
+        + generated_seconds(settings)
+        + calibration
+    )
 
 
 def prepare_environments(settings: VersionsSettings, console: Console) -> dict[str, Any]:
@@ -61,6 +67,7 @@ def run_versions(settings: VersionsSettings, console: Console) -> Path:
     lives: list[ArmLife] = []
     runs: list[ScenarioRun] = []
     startup: dict[str, StartupSamples] = {}
+    generated: dict[str, Any] | None = None
     calibration = None
     with open_session(KIND, settings.results_dir, console) as session:
         session.pin(settings.pin)
@@ -71,6 +78,19 @@ def run_versions(settings: VersionsSettings, console: Console) -> Path:
             calibration = session.calibrate(settings, session.run_dir / "calibration")
         if settings.startup_samples:
             startup = session.measure_startups(settings, database, progress)
+        if settings.generated_models:
+            progress.begin(
+                f"a generated app of {settings.generated_models} models on every arm",
+                generated_seconds(settings),
+            )
+
+            def on_sample() -> None:
+                session.begin_measuring()
+                progress.tick()
+
+            generated = measure_generated(
+                settings, session.pinning, session.run_dir, console, on_sample
+            )
         for number, step in enumerate(settings.steps, 1):
             step_settings = settings.for_step(step)
             step_lives, step_runs, _ = run_repeat(
@@ -94,6 +114,7 @@ def run_versions(settings: VersionsSettings, console: Console) -> Path:
             runs=runs,
             calibration=calibration,
             startup=startup,
+            generated=generated,
             database={"kind": database.kind, "server_version": database.server_version},
             pinning=session.pinning,
             environments=environments,

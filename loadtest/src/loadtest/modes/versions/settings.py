@@ -47,6 +47,11 @@ class VersionsSettings(BenchmarkSettings):
     repeats: int = 1
     warmup_s: float = 1.0
     startup_samples: int = 3
+    # The generated app started on every arm (generated.py): its size, 0 to leave it out, and
+    # its rounds of fresh starts (a 500-model start takes 5 to 8 s here: two rounds of nine
+    # arms add about two and a half minutes).
+    generated_models: int = 500
+    generated_rounds: int = 2
     apps: tuple[str, ...] = arms_of((PYDANTIC_2_SERIES,))
     ports: dict[str, int] = field(default_factory=series_ports)
     REPEAT_WORD: ClassVar[str] = "step"
@@ -72,7 +77,7 @@ def with_chains(settings: VersionsSettings, *chains: tuple[str, ...]) -> Version
 
 
 QUICK = with_chains(
-    VersionsSettings(pairs=6, startup_samples=2),
+    VersionsSettings(pairs=6, startup_samples=2, generated_rounds=1),
     tuple(MINORS[minor] for minor in QUICK_MINORS),
     QUICK_FASTAPI,
 )
