@@ -79,3 +79,15 @@ def test_the_fastapi_lines_start_from_app_v2s_and_end_on_v2_latests() -> None:
     lines = [tuple(int(part) for part in fastapi.split(".")) for fastapi, _ in FASTAPI_LINES]
     assert tuple(int(p) for p in first.split(".")) < lines[0]
     assert lines == sorted(lines) and lines[-1] < tuple(int(p) for p in latest.split("."))
+
+
+def test_each_python_of_the_versions_mode_has_both_majors_over_its_own_v1() -> None:
+    from commons.arms import PYENV_PYTHONS, VERSION_ARMS, minor
+
+    by_python: dict[str, set[str]] = {}
+    for arm in VERSION_ARMS.values():
+        if arm.python is not None:
+            by_python.setdefault(arm.python, set()).add(arm.package)
+            assert arm.baseline.startswith("v1@py") and arm.baseline.endswith(minor(arm.python))
+            assert VERSION_ARMS[arm.baseline].python == arm.python
+    assert by_python == {python: {"app_v1", "app_v2"} for python in PYENV_PYTHONS}

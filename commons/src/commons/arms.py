@@ -8,6 +8,9 @@ every environment of the lab has (the apps', the tests' and the harness's).
 
 from dataclasses import dataclass
 
+# Every arm's ratio is over this arm's figure: where a migration starts.
+BASELINE = "v1"
+
 
 @dataclass(frozen=True)
 class Arm:
@@ -26,6 +29,16 @@ class Arm:
     # arm, its environment built from `environment`'s under .tools/environments/ by the
     # harness (loadtest/lab/derived_environments.py), never served by docker-compose.yml.
     pins: tuple[str, ...] = ()
+    # The interpreter a derived arm's environment is built on instead of its environment's:
+    # one of pyenv's plain builds (PYENV_PYTHONS), by version.
+    python: str | None = None
+    # The arm its ratios are over: the baseline, or v1 on the same interpreter.
+    baseline: str = BASELINE
+
+    @property
+    def derived(self) -> bool:
+        """Whether its environment is built by the harness from its environment's."""
+        return bool(self.pins or self.python)
 
     @property
     def module(self) -> str:
@@ -35,7 +48,7 @@ class Arm:
     @property
     def log_name(self) -> str:
         """Its logs' file name: its environment's, or a derived arm's own name."""
-        return self.name if self.pins else self.environment
+        return self.name if self.derived else self.environment
 
 
 # In the order of the migration path: tables and charts list the arms in this order.
@@ -71,9 +84,6 @@ ARMS: dict[str, Arm] = {
 }
 ARM_NAMES = tuple(ARMS)
 DEFAULT_ARMS = tuple(name for name, arm in ARMS.items() if arm.default)
-# Every arm's ratio is over this arm's figure: where a migration starts.
-BASELINE = "v1"
-
 # The Pydantic 2 minors `./test.sh versions` walks, oldest first: the latest patch of each when
 # the list was made (2026-11-28), with the pydantic-core it requires. The series ends on the
 # lab's own v2 (2.14.3), so its last step lands on the arm every other mode measures.
@@ -91,6 +101,10 @@ PYDANTIC_2_MINORS: tuple[tuple[str, str], ...] = (
 # was serialised in Pydantic's Rust JSON path) and 0.130 (the first with it), each with the
 # Starlette it resolves to.
 FASTAPI_LINES: tuple[tuple[str, str], ...] = (("0.129.2", "0.52.1"), ("0.130.0", "0.52.1"))
+# The Pythons the versions mode's --python walks: pyenv's plain builds (no PGO, no LTO), so no
+# step mixes them with Debian's optimised 3.11.2 the lab's own environments run on. None is
+# 3.14: Pydantic 1.10 does not work on it (v1.10.24's release notes, pydantic#12263).
+PYENV_PYTHONS = ("3.11.7", "3.12.1", "3.13.0")
 VERSION_PORTS_FROM = 8010  # the derived arms' ports, in VERSION_ARMS' order
 
 
@@ -132,6 +146,24 @@ VERSION_ARMS: dict[str, Arm] = {
             )
             for index, (fastapi, starlette) in enumerate(FASTAPI_LINES)
         ),
+        # Both majors' code and locked packages on each of pyenv's Pythons, each v2 over the
+        # v1 on its own interpreter.
+        *(
+            Arm(
+                f"{major}@py{minor(python)}",
+                f"app_{major}",
+                f"app_{major}",
+                VERSION_PORTS_FROM + len(PYDANTIC_2_MINORS) + len(FASTAPI_LINES) + 2 * index + side,
+                # v1's blues and v2's oranges, darker on a newer Python.
+                (("#9ab3d6", "#7393c4", "#4c72b0"), ("#f0b27a", "#e89b5f", "#dd8452"))[side][index],
+                f"Pydantic {major[1]} on Python {python} (pyenv's)",
+                default=False,
+                python=python,
+                baseline=f"v1@py{minor(python)}",
+            )
+            for index, python in enumerate(PYENV_PYTHONS)
+            for side, major in enumerate(("v1", "v2"))
+        ),
     )
 }
 # The minors the versions mode walks, oldest first, by minor: the derived arms, then the lab's
@@ -142,6 +174,9 @@ PYDANTIC_MINORS = {
     minor(LAB_V2_PYDANTIC): "v2",
 }
 PYDANTIC_2_SERIES = tuple(PYDANTIC_MINORS.values())
+# --python: the v2 app on each of pyenv's Pythons, oldest first (each step's baselines are v1
+# on the same two interpreters).
+PYTHON_SERIES = tuple(f"v2@py{minor(python)}" for python in PYENV_PYTHONS)
 # --fastapi: app_v2's FastAPI, the two lines, and v2-latest's.
 FASTAPI_SERIES = (
     "v2",

@@ -4,6 +4,7 @@ base's packages, the cache reused, the versions recorded, bytecode compiled, and
 refused in one line with nothing left behind. The pins are those app_v2_latest's lock holds
 (FastAPI 0.165.0, Starlette 1.10.0), so uv's cache has their wheels after the bootstrap."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from rich.console import Console
 
 from harness_tests.runner import REPOSITORY_ROOT
 from loadtest.lab import derived_environments
+from loadtest.lab.arms import PYENV_PYTHONS, minor
 from loadtest.lab.derived_environments import (
     derive_environment,
     environment_key,
@@ -25,6 +27,7 @@ from loadtest.modes.compare.file import read_compare_file
 from loadtest.modes.compare.settings import CompareSettings
 
 APP_V2_PYTHON = REPOSITORY_ROOT / "app_v2" / ".venv" / "bin" / "python"
+PYENV_ROOT = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
 LATEST = ("fastapi==0.165.0", "starlette==1.10.0")
 
 
@@ -57,6 +60,31 @@ def test_the_pins_go_over_the_base_and_the_environment_is_reused(tmp_path: Path)
     assert not again.built and again.python == built.python  # the pins' order is no change
     assert "reused from the cache" in again.sentence()
     assert "fastapi 0.165.0" in again.sentence()
+
+
+def test_another_interpreter_gets_the_bases_packages_in_a_folder_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """--python's arms: the base's packages, no pins, on a Python of pyenv's (skipped where this
+    machine has none but the base's)."""
+    other = next(
+        (
+            program
+            for version in PYENV_PYTHONS
+            if (
+                program := PYENV_ROOT / "versions" / version / "bin" / f"python{minor(version)}"
+            ).is_file()
+            and version != base_python_version()
+        ),
+        None,
+    )
+    if other is None:
+        pytest.skip("no pyenv Python here besides the base's")
+    built = derive_environment(APP_V2_PYTHON, (), tmp_path, interpreter=other)
+    on_base = derive_environment(APP_V2_PYTHON, (), tmp_path)
+    assert built.python.parent.parent != on_base.python.parent.parent
+    assert built.versions["python"] == other.parent.parent.name  # pyenv's folder: its version
+    assert built.versions["pydantic"] == on_base.versions["pydantic"] == "2.14.3"
 
 
 def test_a_pin_that_needs_another_package_moved_is_one_line(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """A real versions run, as short as it goes: one step (Pydantic 2.13 to the lab's v2, 2.14), READ
 alone, six pairs of short windows, one start-up each, and a generated app of ten models started
-twice on each arm (the first time, its routes and OpenAPI checked). The derived arm's environment is built
-(or found in the cache), each arm reports the versions it ran, the step's ratio is paired, the
-reports are written and rebuilt from results.json, and nothing is left running."""
+twice on each arm (the first time, its routes and OpenAPI checked). The derived arm's
+environment is built (or found in the cache), each arm reports the versions it ran, the step's
+ratio is paired, the reports are written and rebuilt from results.json, and nothing is left
+running."""
 
 import json
 import socket

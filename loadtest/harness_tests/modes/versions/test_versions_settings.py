@@ -9,8 +9,11 @@ from loadtest.lab.arms import (
     BASELINE,
     FASTAPI_SERIES,
     PYDANTIC_2_SERIES,
+    PYENV_PYTHONS,
+    PYTHON_SERIES,
     VERSION_ARMS,
     arm_named,
+    derived_python,
 )
 from loadtest.modes.versions.command import settings_from
 from loadtest.modes.versions.settings import MINORS, QUICK, VersionsSettings
@@ -70,6 +73,43 @@ def test_the_generated_app_is_500_models_by_default_and_can_be_left_out() -> Non
     assert (VersionsSettings().generated_models, VersionsSettings().generated_rounds) == (500, 2)
     assert settings_for("--quick").generated_rounds == 1
     assert settings_for("--generated-models", "0").generated_models == 0
+
+
+def test_python_walks_v2_over_pyenvs_pythons_each_step_with_v1_on_both() -> None:
+    settings = settings_for("--python")
+    assert settings.chains == (PYTHON_SERIES,)
+    assert [arm_named(arm).python for arm in PYTHON_SERIES] == list(PYENV_PYTHONS)
+    # Each v2 after its own v1; no arm on the lab's own interpreter (Debian's optimised 3.11).
+    assert settings.apps == (
+        "v1@py3.11",
+        "v2@py3.11",
+        "v1@py3.12",
+        "v2@py3.12",
+        "v1@py3.13",
+        "v2@py3.13",
+    )
+    first = settings.for_step(settings.steps[0])
+    assert first.apps == ("v1@py3.11", "v1@py3.12", "v2@py3.11", "v2@py3.12")
+    # A minors step keeps its three arms.
+    assert settings_for().for_step(("v2@2.7", "v2@2.8")).apps == (BASELINE, "v2@2.7", "v2@2.8")
+    assert settings_for("--python", "--fastapi").chains == (FASTAPI_SERIES, PYTHON_SERIES)
+
+
+def test_a_python_the_machine_lacks_is_one_line_before_anything_starts(tmp_path) -> None:
+    derived_python.cache_clear()  # a path found under the real root earlier in this process
+    result = run_in_process(
+        "versions",
+        "--python",
+        # Were the check to miss, the run would be short.
+        *("--scenarios", "read", "--startup-samples", "0", "--generated-models", "0"),
+        *("--results-dir", str(tmp_path / "results")),
+        PYENV_ROOT=str(tmp_path),
+    )
+    derived_python.cache_clear()
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()[-1:]
+    assert "runs on pyenv's Python 3.11.7, which this machine lacks" in line, result.stderr
+    assert not (tmp_path / "results").exists()
 
 
 def test_users_and_window_given_are_kept_as_set() -> None:

@@ -1,6 +1,7 @@
 """The arms as the harness sees them: the registry (commons/arms.py), each arm's interpreter,
 the comparisons a set of arms makes, and the rotating orders the paired protocol uses."""
 
+import os
 from functools import cache
 from pathlib import Path
 from typing import TypeVar
@@ -15,10 +16,13 @@ from commons.arms import (
     LAB_V2_PYDANTIC,
     PYDANTIC_2_SERIES,
     PYDANTIC_MINORS,
+    PYENV_PYTHONS,
+    PYTHON_SERIES,
     VERSION_ARMS,
     VERSION_PORTS_FROM,
     Arm,
     arm_named,
+    minor,
 )
 from loadtest.lab.derived_environments import (
     DerivedEnvironment,
@@ -26,6 +30,7 @@ from loadtest.lab.derived_environments import (
     environment_folder,
     uv_program,
 )
+from loadtest.lab.errors import LabError
 from loadtest.lab.paths import REPOSITORY_ROOT
 
 __all__ = [
@@ -38,6 +43,8 @@ __all__ = [
     "LAB_V2_PYDANTIC",
     "PYDANTIC_2_SERIES",
     "PYDANTIC_MINORS",
+    "PYENV_PYTHONS",
+    "PYTHON_SERIES",
     "VERSION_ARMS",
     "VERSION_PORTS_FROM",
     "Arm",
@@ -51,7 +58,7 @@ def arm_python(name: str) -> Path:
     are the app's alone); for a derived arm, where derived_environment builds its own (a path
     only: a mode builds the environments it runs before it starts anything)."""
     arm = arm_named(name)
-    if arm.pins:
+    if arm.derived:
         return derived_python(name)
     return environment_python(arm.environment)
 
@@ -63,15 +70,38 @@ def environment_python(environment: str) -> Path:
 @cache
 def derived_python(name: str) -> Path:
     arm = arm_named(name)
-    folder = environment_folder(uv_program(), environment_python(arm.environment), arm.pins)
+    folder = environment_folder(
+        uv_program(),
+        environment_python(arm.environment),
+        arm.pins,
+        interpreter=interpreter_of(arm),
+    )
     return folder / "bin" / "python"
 
 
 def derived_environment(name: str) -> DerivedEnvironment:
-    """A derived arm's environment: its base environment's packages with its pins over them,
-    found in the cache or built now, and the versions it resolved to."""
+    """A derived arm's environment: its base environment's packages with its pins over them
+    (on its own Python, where it names one), found in the cache or built now, and the versions
+    it resolved to."""
     arm = arm_named(name)
-    return derive_environment(environment_python(arm.environment), arm.pins)
+    return derive_environment(
+        environment_python(arm.environment), arm.pins, interpreter=interpreter_of(arm)
+    )
+
+
+def interpreter_of(arm: Arm) -> Path | None:
+    """The Python the arm's environment is built on, when it names one: pyenv's build of that
+    version (a LabError in one line when this machine has none)."""
+    if arm.python is None:
+        return None
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    program = root / "versions" / arm.python / "bin" / f"python{minor(arm.python)}"
+    if not program.is_file():
+        raise LabError(
+            f"{arm.name} runs on pyenv's Python {arm.python}, which this machine lacks (no "
+            f"{program}): install it (`pyenv install {arm.python}`) or leave out --python"
+        )
+    return program
 
 
 def baseline_of(apps: tuple[str, ...]) -> str | None:

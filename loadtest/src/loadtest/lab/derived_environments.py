@@ -92,23 +92,25 @@ def derive_environment(
     pins: tuple[str, ...],
     cache_dir: Path | None = None,
     requirements: Path | None = None,
+    interpreter: Path | None = None,
 ) -> DerivedEnvironment:
     """The environment of `base_python` with `pins` over it, from the cache (CACHE_DIR unless
     given) or built now; a pin uv cannot satisfy is a LabError in one line, naming the
     conflict. Its packages are the base environment's as installed, or those a `requirements`
     file lists (installed from its folder, so its relative paths are its own; the key covers
-    its own text, not that of files it includes)."""
+    its own text, not that of files it includes). On `interpreter` when given (another Python
+    than the base's), else on the base's own."""
     started = time.monotonic()
     cache_dir = cache_dir or CACHE_DIR
     uv = uv_program()
     listed = packages_of(uv, base_python, requirements)
-    folder = environment_folder(uv, base_python, pins, cache_dir, requirements, listed)
+    folder = environment_folder(uv, base_python, pins, cache_dir, requirements, listed, interpreter)
     python = folder / "bin" / "python"
     cache_dir.mkdir(parents=True, exist_ok=True)
     with locked(folder.with_suffix(".lock")):  # two runs never build one folder at once
         built = not (folder / COMPLETE).is_file()
         if built:
-            build(uv, base_python, requirements, listed, pins, folder)
+            build(uv, interpreter or base_python, requirements, listed, pins, folder)
     versions = json.loads(run_checked([str(python), "-c", VERSIONS_SCRIPT], "read its versions"))
     return DerivedEnvironment(python, built, time.monotonic() - started, versions)
 
@@ -120,11 +122,13 @@ def environment_folder(
     cache_dir: Path | None = None,
     requirements: Path | None = None,
     listed: str | None = None,
+    interpreter: Path | None = None,
 ) -> Path:
-    """Where the environment of `base_python` with `pins` is (or will be) kept: nothing built."""
+    """Where the environment of `base_python` with `pins` (on `interpreter`, when given) is
+    (or will be) kept: nothing built."""
     if listed is None:
         listed = packages_of(uv, base_python, requirements)
-    key = environment_key(uv, base_python, pins, requirements, listed)
+    key = environment_key(uv, interpreter or base_python, pins, requirements, listed)
     return (cache_dir or CACHE_DIR) / key
 
 
@@ -141,13 +145,14 @@ def packages_of(uv: str, base_python: Path, requirements: Path | None) -> str:
 
 
 def environment_key(
-    uv: str, base_python: Path, pins: tuple[str, ...], requirements: Path | None, listed: str
+    uv: str, python: Path, pins: tuple[str, ...], requirements: Path | None, listed: str
 ) -> str:
     """The cache folder's name: whatever decides what gets installed. The recipe, uv's version
-    and the UV_ variables it reads (an index, a cut-off date), the interpreter, where a
-    requirements file is (its relative paths are read from there), the packages, the pins."""
+    and the UV_ variables it reads (an index, a cut-off date), the interpreter it is built on
+    (its version and build), where a requirements file is (its relative paths are read from
+    there), the packages, the pins."""
     interpreter = run_checked(
-        [str(base_python), "-c", "import sys; print(sys.version)"], "run the base's interpreter"
+        [str(python), "-c", "import sys; print(sys.version)"], "run the base's interpreter"
     )
     settings = sorted(
         f"{name}={value}"
@@ -179,19 +184,20 @@ def locked(path: Path) -> Iterator[None]:
 
 def build(
     uv: str,
-    base_python: Path,
+    python: Path,
     requirements: Path | None,
     listed: str,
     pins: tuple[str, ...],
     folder: Path,
 ) -> None:
     """A fresh environment in `folder` (whatever an unfinished build left there is removed):
-    the base's interpreter, the packages, the pins as overrides; then checked. Interrupted or
+    on `python` (the base's interpreter, or the one asked for), the packages, the pins as
+    overrides; then checked. Interrupted or
     refused, nothing of it is left."""
     shutil.rmtree(folder, ignore_errors=True)
     try:
         run_uv(
-            [uv, "venv", "--quiet", "--python", str(base_python), str(folder)],
+            [uv, "venv", "--quiet", "--python", str(python), str(folder)],
             "make the environment",
         )
         (folder / "requirements.txt").write_text(listed)  # what it was built from

@@ -9,7 +9,14 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
-from loadtest.lab.arms import FASTAPI_LINES, FASTAPI_SERIES, LAB_V2_PYDANTIC, VERSION_PORTS_FROM
+from loadtest.lab.arms import (
+    FASTAPI_LINES,
+    FASTAPI_SERIES,
+    LAB_V2_PYDANTIC,
+    PYENV_PYTHONS,
+    PYTHON_SERIES,
+    VERSION_PORTS_FROM,
+)
 from loadtest.lab.errors import LabError
 from loadtest.load.scenarios import READ_PER_PAGE, SCENARIO_NAMES
 from loadtest.modes.options import (
@@ -78,6 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "last with "
         f"Pydantic 1), {lines} and v2-latest's, Starlette moving with them (with --minors: "
         "both series)",
+    )
+    parser.add_argument(
+        "--python",
+        action="store_true",
+        help=f"walk Python instead: v1 and v2 (Pydantic 1.10 and {LAB_V2_PYDANTIC}, their locked "
+        f"packages) on pyenv's plain builds of {', '.join(PYENV_PYTHONS)}, each v2 over the v1 "
+        "on its own Python, never beside Debian's optimised 3.11 (with --minors or --fastapi: "
+        "their series too)",
     )
     parser.add_argument(
         "--pairs",
@@ -156,12 +171,14 @@ def settings_from(arguments: argparse.Namespace) -> VersionsSettings:
     settings = QUICK if arguments.quick else VersionsSettings()
     minors = arguments.minors or (QUICK_MINORS if arguments.quick else tuple(MINORS))
     chains = []
-    if arguments.minors or not arguments.fastapi:
+    if arguments.minors or not (arguments.fastapi or arguments.python):
         chains.append(tuple(MINORS[minor] for minor in minors))
     if arguments.fastapi:
         chains.append(FASTAPI_SERIES)
-    elif arguments.quick:
+    elif arguments.quick and not arguments.python:
         chains.append(QUICK_FASTAPI)
+    if arguments.python:
+        chains.append(PYTHON_SERIES)
     settings = with_chains(settings, *chains)
     if arguments.ports_from is not None:
         last = arguments.ports_from + len(settings.apps) - 1

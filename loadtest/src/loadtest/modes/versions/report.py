@@ -21,18 +21,19 @@ CHART_CAPTION = (
     "generated app's with their range over its rounds); the dashed line is v1's level."
 )
 STEP_CAPTION = (
-    "Each step: the version's r/s over the version before it, both measured in the same three-arm "
-    "paired windows (with v1), median of the paired ratios and its 95% CI over the step's "
-    "rounds; above 1 the step made requests faster. CPU: the app's CPU per request, the same "
-    "way (below 1: cheaper). N models: the generated app's start-up and idle RSS, the version "
-    "over the version before, median of the ratios paired by round (below 1: cheaper; an "
-    "interval needs 6 rounds)."
+    "Each step: the version's r/s over the version before it, both measured in the same paired "
+    "windows (with v1; a --python step's v1 on each Python has a row of its own), median of the "
+    "paired ratios and its 95% CI over the step's rounds; above 1 the step made requests faster. "
+    "CPU: the app's CPU per request, the same way (below 1: cheaper). N models: the generated "
+    "app's start-up and idle RSS, the version over the version before, median of the ratios "
+    "paired by round (below 1: cheaper; an interval needs 6 rounds)."
 )
 LEVEL_CAPTION = (
-    "Each version over v1 (Pydantic 1), in the step that ends on it (the first: in the "
-    "step that starts from it). Idle RSS: median of its processes after start-up, before any "
-    "load. Start-up: median seconds to the first /health over its fresh starts. N models: "
-    "the same for a generated app of N models (scale's service shape), median over its rounds."
+    "Each version over v1 (Pydantic 1; with --python, v1 on the same Python), in the step that "
+    "ends on it (the first: in the step that starts from it). Idle RSS: median of its "
+    "processes after start-up, before any load. Start-up: median seconds to the first /health "
+    "over its fresh starts. N models: the same for a generated app of N models (scale's "
+    "service shape), median over its rounds."
 )
 
 
@@ -41,7 +42,12 @@ def scenario_labels(results: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 # What a step can move, in the order a step's name says it (Starlette moves with FastAPI).
-MOVED = (("pydantic", "Pydantic"), ("fastapi", "FastAPI"), ("starlette", "Starlette"))
+MOVED = (
+    ("python", "Python"),
+    ("pydantic", "Pydantic"),
+    ("fastapi", "FastAPI"),
+    ("starlette", "Starlette"),
+)
 
 
 def version_of(results: dict[str, Any], arm: str, package: str) -> str:
@@ -61,11 +67,21 @@ def step_name(results: dict[str, Any], step: dict[str, Any]) -> str:
 
 
 def short_name(results: dict[str, Any], arm: str) -> str:
-    """An arm on a chart's axis: its Pydantic, and its FastAPI where that is not app_v2's."""
-    pydantic = version_of(results, arm, "pydantic")
+    """An arm on a chart's axis: its Pydantic, its FastAPI where that is not the first arm's
+    (v1's, app_v2's too), and its Python where the run's arms are on more than one."""
+    first = next(iter(results["arms"]))
+    name = version_of(results, arm, "pydantic")
     fastapi = version_of(results, arm, "fastapi")
-    lab_fastapi = version_of(results, BASELINE, "fastapi")
-    return pydantic if fastapi == lab_fastapi else f"{pydantic}\nFastAPI {fastapi}"
+    if fastapi != version_of(results, first, "fastapi"):
+        name += f"\nFastAPI {fastapi}"
+    if len({version_of(results, other, "python") for other in results["arms"]}) > 1:
+        name += f"\nPython {version_of(results, arm, 'python')}"
+    return name
+
+
+def is_baseline(results: dict[str, Any], arm: str) -> bool:
+    """Whether the arm is the one others are over (v1, or v1 on a Python of --python's)."""
+    return arm == results["arms"][arm].get("baseline", BASELINE)
 
 
 def step_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -77,22 +93,36 @@ def step_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         header += [f"{models} models: start-up", f"{models} models: idle RSS"]
     rows = []
     for step in results["steps"]:
-        name = step_name(results, step)
-        figures = step["scenarios"]
-        row = [
-            name,
-            *[format_ratio(figures[scenario]["step"]) for scenario, _ in labels],
-            *[format_ratio(figures[scenario]["step"]["cpu_per_request"]) for scenario, _ in labels],
-        ]
-        if models:
-            ratios = step["generated"]
-            # Three rounds give no interval: the median of the paired ratios, unmarked.
-            row += [
-                format_ratio(ratios[metric], mark=False)
-                for metric in ("to_health_s", "rss_idle_mib")
-            ]
-        rows.append(row)
+        rows.append(step_row(step_name(results, step), step, "step", "generated", labels, models))
+        if "v1_generated" in step:  # --python: v1's own step between the same two Pythons
+            name = f"{step_name(results, step)}, v1"
+            rows.append(step_row(name, step, "v1_step", "v1_generated", labels, models))
     return header, rows
+
+
+def step_row(
+    name: str,
+    step: dict[str, Any],
+    ratio: str,
+    generated: str,
+    labels: list[tuple[str, str]],
+    models: int | None,
+) -> list[str]:
+    """One step's row: its `ratio` per scenario, its CPU per request, and its `generated`
+    app's start-up and idle RSS ratios."""
+    figures = step["scenarios"]
+    row = [
+        name,
+        *[format_ratio(figures[scenario][ratio]) for scenario, _ in labels],
+        *[format_ratio(figures[scenario][ratio]["cpu_per_request"]) for scenario, _ in labels],
+    ]
+    if models:
+        # Two or three rounds give no interval: the median of the paired ratios, unmarked.
+        row += [
+            format_ratio(step[generated][metric], mark=False)
+            for metric in ("to_health_s", "rss_idle_mib")
+        ]
+    return row
 
 
 def generated_models(results: dict[str, Any]) -> int | None:
@@ -134,7 +164,9 @@ def level_rows(results: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             arm,
             *[version_of(results, arm, package) for package, _ in MOVED],
             *[
-                "baseline" if arm == BASELINE else format_ratio(level_of(results, arm, name))
+                "baseline"
+                if is_baseline(results, arm)
+                else format_ratio(level_of(results, arm, name))
                 for name, _ in labels
             ],
             format_number(figures["memory"]["idle_rss_mib"]),
@@ -206,7 +238,8 @@ def draw_resource(ax: Axes, results: dict[str, Any], what: str) -> None:
         if value is not None:
             text = f"{value:.2f}" if what.endswith("start-up") else f"{value:.0f}"
             bar_with_value(ax, position, value, low, high, text, width=0.7, color=colour(arm))
-    baseline = resource_of(results, BASELINE, what)[0]
+    # v1's level across, where the run has the one v1 (--python's v1s are bars of their own).
+    baseline = resource_of(results, BASELINE, what)[0] if BASELINE in results["arms"] else None
     if baseline is not None:
         ax.axhline(baseline, color=REFERENCE_COLOUR, linestyle="--", linewidth=1)
     ax.set_xticks(range(len(arms)), [short_name(results, arm) for arm in arms], fontsize=7)

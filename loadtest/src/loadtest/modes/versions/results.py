@@ -12,7 +12,7 @@ from loadtest.lab.arms import BASELINE, arm_named
 from loadtest.lab.pinning import PinningPlan
 from loadtest.lab.startup import StartupSamples
 from loadtest.load.scenarios import SCENARIOS
-from loadtest.modes.versions.settings import VersionsSettings
+from loadtest.modes.versions.settings import VersionsSettings, baseline_of
 from loadtest.pipeline.records import ArmLife, ScenarioRun
 from loadtest.pipeline.results import (
     memory_results,
@@ -21,11 +21,13 @@ from loadtest.pipeline.results import (
     startup_results,
 )
 
-# Each step's ratios: (key, arm, reference) by the step's (before, minor).
+# Each step's ratios: (key, arm, reference) by the step's (before, minor) and their baselines
+# (v1, or v1 on each one's Python); the baselines' own step where they differ (--python).
 STEP_RATIOS = (
     ("step", "to", "from"),
-    ("to_over_v1", "to", BASELINE),
-    ("from_over_v1", "from", BASELINE),
+    ("to_over_v1", "to", "to_v1"),
+    ("from_over_v1", "from", "from_v1"),
+    ("v1_step", "to_v1", "from_v1"),
 )
 
 
@@ -39,7 +41,12 @@ def step_results(
 ) -> dict[str, Any]:
     """One step: its ratios and each arm's figures, per scenario; and the generated app's
     start-up and idle memory, the minor over the minor before (paired by round)."""
-    ends = {"from": step[0], "to": step[1], BASELINE: BASELINE}
+    ends = {
+        "from": step[0],
+        "to": step[1],
+        "from_v1": baseline_of(step[0]),
+        "to_v1": baseline_of(step[1]),
+    }
     step_lives = [life for life in lives if life.repeat == number]
     step_runs = [run for run in runs if run.repeat == number]
     windows = [window for run in step_runs for window in run.windows]
@@ -51,6 +58,7 @@ def step_results(
             **{
                 key: ratio_results(own, name, ends[arm], ends[reference])
                 for key, arm, reference in STEP_RATIOS
+                if ends[arm] != ends[reference]
             },
             "arms": {
                 arm: scenario_results(
@@ -60,7 +68,7 @@ def step_results(
                     [life for life in step_lives if life.arm == arm],
                     runs_of,
                 )
-                for arm in (BASELINE, *step)
+                for arm in settings.for_step(step).apps
             },
         }
     return {
@@ -70,6 +78,12 @@ def step_results(
         "arm_order": [life.arm for life in step_lives],
         "scenarios": scenarios,
         "generated": generated_ratios(generated, step[1], step[0]),
+        # --python: v1's own step, between the two Pythons.
+        **(
+            {"v1_generated": generated_ratios(generated, ends["to_v1"], ends["from_v1"])}
+            if ends["to_v1"] != ends["from_v1"]
+            else {}
+        ),
     }
 
 
@@ -87,6 +101,8 @@ def arm_results(
     return {
         "label": arm_named(arm).label,
         "pins": list(arm_named(arm).pins),
+        "python": arm_named(arm).python,
+        "baseline": baseline_of(arm),
         "versions": versions,
         "environment": environments.get(arm),
         "startup": startup_results(startup.get(arm)),

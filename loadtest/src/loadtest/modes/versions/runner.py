@@ -44,12 +44,12 @@ def planned_seconds(settings: VersionsSettings) -> float:
 
 
 def prepare_environments(settings: VersionsSettings, console: Console) -> dict[str, Any]:
-    """Each derived minor's environment, from the cache or built now, said one line each (the
-    first run's builds are timed apart from the measuring); a minor uv cannot install is one
-    line naming it."""
+    """Each derived arm's environment, from the cache or built now, said one line each (the
+    first run's builds are timed apart from the measuring); an arm uv cannot install, or whose
+    Python this machine lacks, is one line naming it."""
     environments: dict[str, Any] = {}
-    for arm in settings.series:
-        if not arm_named(arm).pins:  # the lab's own v2: its locked environment
+    for arm in settings.apps:
+        if not arm_named(arm).derived:  # a lab arm (v1, v2, v2-latest): its locked environment
             continue
         try:
             environment = derived_environment(arm)

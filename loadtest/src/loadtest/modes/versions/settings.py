@@ -6,11 +6,11 @@ from itertools import pairwise
 from typing import ClassVar
 
 from loadtest.lab.arms import (
-    BASELINE,
     FASTAPI_SERIES,
     PYDANTIC_2_SERIES,
     PYDANTIC_MINORS,
     VERSION_ARMS,
+    arm_named,
 )
 from loadtest.load.settings import default_ports
 from loadtest.pipeline.settings import BenchmarkSettings
@@ -28,9 +28,15 @@ QUICK_MINORS = ("2.7", "2.11", "2.14")
 QUICK_FASTAPI = (FASTAPI_SERIES[0], FASTAPI_SERIES[-1])
 
 
+def baseline_of(arm: str) -> str:
+    """The arm its ratios are over: v1, or v1 on the arm's own interpreter (--python)."""
+    return arm_named(arm).baseline
+
+
 def arms_of(chains: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
-    """v1, then every arm the chains walk, each once, in order."""
-    return tuple(dict.fromkeys((BASELINE, *(arm for chain in chains for arm in chain))))
+    """Every arm the chains walk, each after its baseline, each once, in order: v1 first."""
+    walked = [arm for chain in chains for arm in chain]
+    return tuple(dict.fromkeys(name for arm in walked for name in (baseline_of(arm), arm)))
 
 
 @dataclass(frozen=True)
@@ -63,13 +69,15 @@ class VersionsSettings(BenchmarkSettings):
 
     @property
     def series(self) -> tuple[str, ...]:
-        return self.apps[1:]
+        """The arms the chains walk (their baselines are not)."""
+        return tuple(dict.fromkeys(arm for chain in self.chains for arm in chain))
 
     def for_step(self, step: tuple[str, str]) -> "VersionsSettings":
-        """The settings one step runs on: the baseline and the step's two arms. Its repeats
-        count the steps, so each step's windows pair only with their own (the repeat is the
-        step's number)."""
-        return replace(self, apps=(BASELINE, *step), repeats=len(self.steps))
+        """The settings one step runs on: the baselines of its two arms (v1, or v1 on each
+        one's Python) and the step's two arms. Its repeats count the steps, so each step's
+        windows pair only with their own (the repeat is the step's number)."""
+        arms = tuple(dict.fromkeys((*map(baseline_of, step), *step)))
+        return replace(self, apps=arms, repeats=len(self.steps))
 
 
 def with_chains(settings: VersionsSettings, *chains: tuple[str, ...]) -> VersionsSettings:
