@@ -154,8 +154,8 @@ VERSION_ARMS: dict[str, Arm] = {
                 f"app_{major}",
                 f"app_{major}",
                 VERSION_PORTS_FROM + len(PYDANTIC_2_MINORS) + len(FASTAPI_LINES) + 2 * index + side,
-                # v1's blues and v2's oranges, darker on a newer Python.
-                (("#9ab3d6", "#7393c4", "#4c72b0"), ("#f0b27a", "#e89b5f", "#dd8452"))[side][index],
+                # v1's blues and v2's oranges, darker on a newer Python (none v1's or v2's own).
+                (("#b4c7e2", "#8ca6d2", "#6485bf"), ("#f3c49c", "#eca874", "#e58c4c"))[side][index],
                 f"Pydantic {major[1]} on Python {python} (pyenv's)",
                 default=False,
                 python=python,

@@ -2,7 +2,8 @@
 and `with`). The base environment's packages, as `uv pip freeze` lists them (editable installs
 of the service's own code included), are installed into a new virtual environment with the pins
 of `with` as uv overrides, so that a floor the code declares (app_v2's `pydantic>=2.12`) is no
-conflict, on the base environment's own interpreter (never one uv downloads). Built by uv into
+conflict, on the base environment's own interpreter or on another the caller names (the
+versions mode's --python: pyenv's builds), never one uv downloads. Built by uv into
 .tools/environments/<key>/, reused while the base's packages, the pins and the interpreter are
 unchanged. Or, in place of the base's packages, a requirements file's."""
 
@@ -152,7 +153,7 @@ def environment_key(
     (its version and build), where a requirements file is (its relative paths are read from
     there), the packages, the pins."""
     interpreter = run_checked(
-        [str(python), "-c", "import sys; print(sys.version)"], "run the base's interpreter"
+        [str(python), "-c", "import sys; print(sys.version)"], "run the interpreter"
     )
     settings = sorted(
         f"{name}={value}"

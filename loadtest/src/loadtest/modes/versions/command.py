@@ -46,7 +46,7 @@ MAX_PORT = 65535
 MAX_MODELS = 2000
 SUMMARY = (
     "which Pydantic 2 to land on: the lab's v2 app on every minor from 2.7 to 2.14, each "
-    "paired with the one before and with v1 (~10.5 min; --quick ~3.5 min)"
+    "paired with the one before and with v1 (~13 min; --quick ~5 min)"
 )
 
 
@@ -56,18 +56,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Measure the lab's v2 app (app_v2's code, unchanged) on each Pydantic 2 minor, from "
         f"{min(MINORS, key=_minor_key)} to {max(MINORS, key=_minor_key)} (the latest patch of "
         "each when the list was made: commons/arms.py), with Pydantic 1 (v1) as the baseline. "
-        "Each minor runs in three-arm paired windows with the minor before it and with v1, so "
+        "Each minor runs in paired windows with the minor before it and with v1, so "
         "every step's cost is a measured ratio; READ, READ synthetic and WRITE, app CPU per "
-        "request, idle memory and start-up. Each minor's environment is app_v2's with Pydantic "
-        "and pydantic-core moved, built by uv under .tools/environments/ the first time (a "
-        "second or two each from uv's cache) and reused. About 10.5 minutes with the defaults, "
-        "3.5 with --quick, 4.5 with --fastapi. Results go to results/<UTC timestamp>-versions/ "
+        "request, idle memory and start-up, and those of a generated app of 500 models. Each "
+        "minor's environment is app_v2's with Pydantic and pydantic-core moved, built by uv "
+        "under .tools/environments/ the first time (a second or two each from uv's cache) and "
+        "reused. About 13 minutes with the defaults, 5 with --quick, 6 with --fastapi or "
+        "--python. Results go to results/<UTC timestamp>-versions/ "
         "(docs/versions.md)."
     )
     parser.add_argument(
         "--quick",
         action="store_true",
-        help=f"a first look in about 3.5 minutes: Pydantic {', '.join(QUICK_MINORS)}, and FastAPI "
+        help=f"a first look in about 5 minutes: Pydantic {', '.join(QUICK_MINORS)}, and FastAPI "
         f"from app_v2's 0.125 straight to v2-latest's ({QUICK.pairs} pairs, "
         f"{QUICK.startup_samples} start-ups per arm)",
     )

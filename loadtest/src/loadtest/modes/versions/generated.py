@@ -15,10 +15,11 @@ from rich.console import Console
 
 from loadtest.generated.apps import compile_app
 from loadtest.generated.generator import ScaleApp, generate
-from loadtest.generated.process import Unfinished, measure_process
+from loadtest.generated.process import Unfinished, measure_process, phases_left_out
 from loadtest.generated.shapes import DEFAULT_SHAPE, SHAPES
 from loadtest.generated.subjects import Subject, idiom_of
 from loadtest.lab.arms import arm_python, rotations
+from loadtest.lab.errors import LabError
 from loadtest.lab.pinning import PinningPlan
 from loadtest.modes.versions.settings import VersionsSettings
 
@@ -27,15 +28,16 @@ BOUND_S = 60.0
 # The start phase alone is timed: the later phases are what the scale mode measures.
 START_ONLY = {"routes": "not timed by versions", "openapi": "not timed by versions"}
 TIMED = ("import_s", "to_health_s", "rss_idle_mib", "uss_idle_mib")
-# For the progress line: a 500-model start (4 to 9 s here), or its routes and OpenAPI checked.
-SECONDS_PER_SAMPLE = 7.5
+# For the progress line: a fresh start per model (500 take 4 to 9 s here), and the first
+# round's check of every route and OpenAPI about as long again.
+SECONDS_PER_MODEL = 0.015
+PASSED = "passed"
 
 
 def generated_seconds(settings: VersionsSettings) -> float:
     """The verifying process and the timed rounds of every arm, for the progress line."""
-    if not settings.generated_models:
-        return 0.0
-    return len(settings.apps) * (settings.generated_rounds + 1) * SECONDS_PER_SAMPLE
+    processes = len(settings.apps) * (settings.generated_rounds + 1)  # + the first's check
+    return processes * (1.0 + settings.generated_models * SECONDS_PER_MODEL)
 
 
 def measure_generated(
@@ -46,11 +48,14 @@ def measure_generated(
     on_sample: Callable[[], None],
 ) -> dict[str, Any]:
     """Every arm's figures over its fresh processes: "samples" (one entry per process, with its
-    round), "unfinished" (arm -> why it gave none), and "models", the app's size."""
+    round), "unfinished" (arm -> why a process of it gave no figures: it is not started
+    again), "checks" (arm -> "passed", or why its first process's check of every route and
+    OpenAPI did not), and "models", the app's size."""
     size = settings.generated_models
     cpus = pinning.app_cpus if pinning.enabled else None
     samples: list[dict[str, Any]] = []
     unfinished: dict[str, str] = {}
+    checks: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="lab-versions-") as scratch:
         folders = {
             idiom: generate(ScaleApp(idiom, size), Path(scratch) / f"{idiom}-m{size}")
@@ -68,22 +73,29 @@ def measure_generated(
         )
 
         def sample(arm: str, label: str, verify: bool) -> dict[str, Any]:
-            figures, _ = measure_process(
-                Subject(arm),
-                ScaleApp(idiom_of(arm), size),
-                folders[idiom_of(arm)],
-                port=settings.ports[arm],
-                cpus=cpus,
-                log_path=run_dir / "generated" / f"{arm}-{label}.log",
-                verify=verify,
-                bound_s=BOUND_S,
-                skip=None if verify else START_ONLY,
-            )
-            on_sample()
+            try:
+                figures, _ = measure_process(
+                    Subject(arm),
+                    ScaleApp(idiom_of(arm), size),
+                    folders[idiom_of(arm)],
+                    port=settings.ports[arm],
+                    cpus=cpus,
+                    log_path=run_dir / "generated" / f"{arm}-{label}.log",
+                    verify=verify,
+                    bound_s=BOUND_S,
+                    skip=None if verify else START_ONLY,
+                )
+            except LabError as error:  # an answer other than its model's: not served right
+                raise Unfinished(f"failed the check: {error}") from None
+            finally:
+                on_sample()
+            if verify:
+                left_out = phases_left_out(figures)
+                checks[arm] = "; ".join(f"{p}: {why}" for p, why in left_out.items()) or PASSED
             return figures
 
-        # Round 0 verifies each arm's app after timing its start (its later phases are not
-        # timed): an arm whose app does not start is left out of the later rounds.
+        # Round 0 checks each arm's app after timing its start (its later phases are not
+        # timed): an arm whose process gives no figures is not started again.
         for number, order in enumerate(rotations(settings.apps, settings.generated_rounds)):
             for arm in order:
                 if arm in unfinished:
@@ -94,6 +106,15 @@ def measure_generated(
                     entry |= {metric: figures[metric] for metric in TIMED}
                 except Unfinished as why:
                     entry["unfinished"] = unfinished[arm] = str(why)
+                    checks.setdefault(arm, str(why))
                     console.print(f"    {arm}: {why}", highlight=False)
+                if checks.get(arm, PASSED) != PASSED and number == 0 and arm not in unfinished:
+                    console.print(f"    {arm}, checking it: {checks[arm]}", highlight=False)
                 samples.append(entry)
-    return {"models": size, "shape": DEFAULT_SHAPE, "samples": samples, "unfinished": unfinished}
+    return {
+        "models": size,
+        "shape": DEFAULT_SHAPE,
+        "samples": samples,
+        "unfinished": unfinished,
+        "checks": checks,
+    }

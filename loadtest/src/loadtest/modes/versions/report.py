@@ -238,8 +238,10 @@ def draw_resource(ax: Axes, results: dict[str, Any], what: str) -> None:
         if value is not None:
             text = f"{value:.2f}" if what.endswith("start-up") else f"{value:.0f}"
             bar_with_value(ax, position, value, low, high, text, width=0.7, color=colour(arm))
-    # v1's level across, where the run has the one v1 (--python's v1s are bars of their own).
-    baseline = resource_of(results, BASELINE, what)[0] if BASELINE in results["arms"] else None
+    # v1's level across, where every arm is over the one v1 (--python's v1s are bars of their
+    # own, on other builds than the lab's v1).
+    one_v1 = all(not is_baseline(results, arm) or arm == BASELINE for arm in arms)
+    baseline = resource_of(results, BASELINE, what)[0] if one_v1 else None
     if baseline is not None:
         ax.axhline(baseline, color=REFERENCE_COLOUR, linestyle="--", linewidth=1)
     ax.set_xticks(range(len(arms)), [short_name(results, arm) for arm in arms], fontsize=7)

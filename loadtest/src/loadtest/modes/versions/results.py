@@ -130,6 +130,9 @@ def generated_results(generated: dict[str, Any] | None, arm: str) -> dict[str, A
         "shape": generated["shape"],
         "processes": len(finished),
         "unfinished": why,
+        # Its first process's check of every route's answer and of OpenAPI: "passed", or why
+        # not (runs before the check was recorded have none).
+        "checked": generated.get("checks", {}).get(arm),
         **{
             metric: summarize([entry[metric] for entry in finished]) for metric in GENERATED_METRICS
         },
@@ -156,9 +159,12 @@ def generated_ratios(
     }
 
 
-def versions_flags(steps: list[dict[str, Any]], remedy: str) -> list[str]:
-    """Each arm's scenario flags (verification, failures, windows), said with its step, and
-    the step ratios whose interval is missing or too wide."""
+def versions_flags(
+    steps: list[dict[str, Any]], arms: dict[str, dict[str, Any]], remedy: str
+) -> list[str]:
+    """Each arm's scenario flags (verification, failures, windows), said with its step; each
+    arm whose generated app failed its check; the step ratios (v1's own, with --python) whose
+    interval is missing or too wide."""
     flags = []
     labelled = []
     for step in steps:
@@ -168,6 +174,13 @@ def versions_flags(steps: list[dict[str, Any]], remedy: str) -> list[str]:
             for arm, own in figures["arms"].items():
                 flags += [f"{where} · {arm} · {label}: {flag}" for flag in own["flags"]]
             labelled.append((f"{label} {step['to']}/{step['from']}", figures["step"]))
+            if "v1_step" in figures:  # --python: v1's own step between the two Pythons
+                to_v1, from_v1 = baseline_of(step["to"]), baseline_of(step["from"])
+                labelled.append((f"{label} {to_v1}/{from_v1}", figures["v1_step"]))
+    for arm, figures in arms.items():
+        generated = figures["generated"]
+        if generated and generated["checked"] not in (None, "passed"):
+            flags.append(f"{arm} · the generated app: {generated['checked']}")
     return flags + ratio_flags(
         [(label, PairedRatio.from_dict(figures)) for label, figures in labelled], remedy
     )
@@ -190,6 +203,7 @@ def build_versions_results(
         step_results(settings, number, step, lives, runs, generated)
         for number, step in enumerate(settings.steps, 1)
     ]
+    arms = {arm: arm_results(arm, lives, startup, environments, generated) for arm in settings.apps}
     return {
         "pinning": pinning.as_dict(),
         "settings": describe_settings(settings, database),
@@ -199,7 +213,7 @@ def build_versions_results(
         },
         "steps": steps,
         "calibration": calibration,
-        "flags": versions_flags(steps, "add pairs (--pairs)"),
+        "flags": versions_flags(steps, arms, "add pairs (--pairs)"),
         "windows": [window.as_dict() for run in runs for window in run.windows],
     }
 
@@ -211,4 +225,6 @@ def describe_settings(settings: VersionsSettings, database: dict[str, Any]) -> d
         if key not in (*settings.NOT_IN_RESULTS, "apps", "ports", "docker", "cross_check", "fit")
         and key not in ("set_by_hand", "repeats", "chains")
     }
-    return plain | {"baseline": BASELINE, "database": database, "steps": len(settings.steps)}
+    # The one baseline, where every arm's is v1; with --python, each arm's own (arms.<arm>).
+    one = BASELINE if all(baseline_of(arm) == BASELINE for arm in settings.apps) else None
+    return plain | {"baseline": one, "database": database, "steps": len(settings.steps)}

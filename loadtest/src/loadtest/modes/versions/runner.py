@@ -2,8 +2,8 @@
 environment is found or built first (before the run's folder exists, so a pin uv cannot
 satisfy is one line and nothing else); then fresh starts of every arm; then, step by step along
 the series, the benchmark's repeat (pipeline/repeat.py) on three arms: v1, the minor before
-and the minor, so each step's cost is a ratio measured in paired windows, not a quotient of
-two runs."""
+and the minor (four for a --python step: both majors on both Pythons), so each step's cost is a
+ratio measured in paired windows, not a quotient of two runs."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -12,8 +12,9 @@ from typing import Any
 from rich.console import Console
 
 from loadtest.analysis.fit import declared_timetables
-from loadtest.lab.arms import arm_named, derived_environment
+from loadtest.lab.arms import arm_named, derived_environment, interpreter_of
 from loadtest.lab.errors import LabError
+from loadtest.lab.interpreter import build_facts, describe
 from loadtest.lab.startup import StartupSamples
 from loadtest.load.calibration import CALIBRATION_S
 from loadtest.modes.session import check_local_arms, open_session
@@ -29,34 +30,39 @@ KIND = "versions"
 
 
 def planned_seconds(settings: VersionsSettings) -> float:
-    """Every step's load, as the benchmark plans one repeat of three arms, and the start-ups of
-    every arm and the calibration once."""
-    step = replace(
-        settings.for_step(settings.steps[0]), repeats=1, startup_samples=0, calibrate=False
+    """Every step's load, as the benchmark plans one repeat of its arms (three, or four for a
+    --python step), and the start-ups, the generated app and the calibration once."""
+    steps = sum(
+        benchmark_seconds(
+            replace(settings.for_step(step), repeats=1, startup_samples=0, calibrate=False)
+        )
+        for step in settings.steps
     )
     calibration = CALIBRATION_S if settings.calibrate else 0.0
-    return (
-        len(settings.steps) * benchmark_seconds(step)
-        + startup_seconds(settings)
-        + generated_seconds(settings)
-        + calibration
-    )
+    return steps + startup_seconds(settings) + generated_seconds(settings) + calibration
 
 
 def prepare_environments(settings: VersionsSettings, console: Console) -> dict[str, Any]:
     """Each derived arm's environment, from the cache or built now, said one line each (the
-    first run's builds are timed apart from the measuring); an arm uv cannot install, or whose
-    Python this machine lacks, is one line naming it."""
+    first run's builds are timed apart from the measuring); a Python this machine lacks is one
+    line before any is built, and an arm uv cannot install one line naming it. A --python
+    arm's environment records its interpreter's build (pyenv's: no PGO, no LTO)."""
+    derived = [arm for arm in settings.apps if arm_named(arm).derived]  # not the lab's arms
+    for arm in derived:
+        interpreter_of(arm_named(arm))
     environments: dict[str, Any] = {}
-    for arm in settings.apps:
-        if not arm_named(arm).derived:  # a lab arm (v1, v2, v2-latest): its locked environment
-            continue
+    for arm in derived:
         try:
             environment = derived_environment(arm)
         except LabError as error:
             raise LabError(f"{arm}: {error}") from None
-        console.print(f"{arm}: {environment.sentence()}", highlight=False)
-        environments[arm] = environment.as_dict()
+        facts = environment.as_dict()
+        sentence = environment.sentence()
+        if arm_named(arm).python:
+            facts["build"] = build_facts(environment.python)
+            sentence = f"{describe(facts['build'])}; {sentence}"
+        console.print(f"{arm}: {sentence}", highlight=False)
+        environments[arm] = facts
     return environments
 
 

@@ -1,5 +1,6 @@
 """The versions mode's settings: the benchmark's paired protocol, one step of a series at a
-time (three arms: v1, the version before, the version)."""
+time (three arms: v1, the version before, the version; four for a --python step: v1 and v2 on
+each of its two Pythons)."""
 
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
