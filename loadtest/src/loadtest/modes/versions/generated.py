@@ -67,8 +67,9 @@ def measure_generated(
             f"[{time.strftime('%H:%M:%S')}] a generated app of {size} models "
             f"(the {DEFAULT_SHAPE} shape: {SHAPES[DEFAULT_SHAPE].summary}) on every arm: one "
             "process each a round, "
-            f"{settings.generated_rounds} rounds of fresh starts, the first also checking "
-            "every route's answer and OpenAPI ...",
+            f"{settings.generated_rounds} "
+            f"{'round' if settings.generated_rounds == 1 else 'rounds'} of fresh starts, the "
+            "first also checking every route's answer and OpenAPI ...",
             highlight=False,
         )
 
