@@ -35,7 +35,8 @@ PASSED = "passed"
 
 
 def generated_seconds(settings: VersionsSettings) -> float:
-    """The verifying process and the timed rounds of every arm, for the progress line."""
+    """Every arm's rounds, and the first round's check of every route and OpenAPI, for the
+    progress line."""
     processes = len(settings.apps) * (settings.generated_rounds + 1)  # + the first's check
     return processes * (1.0 + settings.generated_models * SECONDS_PER_MODEL)
 

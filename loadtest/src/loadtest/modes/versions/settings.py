@@ -68,11 +68,6 @@ class VersionsSettings(BenchmarkSettings):
         """(the version before, the version) along each chain."""
         return [step for chain in self.chains for step in pairwise(chain)]
 
-    @property
-    def series(self) -> tuple[str, ...]:
-        """The arms the chains walk (their baselines are not)."""
-        return tuple(dict.fromkeys(arm for chain in self.chains for arm in chain))
-
     def for_step(self, step: tuple[str, str]) -> "VersionsSettings":
         """The settings one step runs on: the baselines of its two arms (v1, or v1 on each
         one's Python) and the step's two arms. Its repeats count the steps, so each step's
