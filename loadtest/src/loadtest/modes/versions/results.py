@@ -122,17 +122,15 @@ def generated_results(generated: dict[str, Any] | None, arm: str) -> dict[str, A
         return None
     own = [entry for entry in generated["samples"] if entry["arm"] == arm]
     finished = [entry for entry in own if "unfinished" not in entry]
-    why = generated["unfinished"].get(arm) or next(
-        (entry["unfinished"] for entry in own if "unfinished" in entry), None
-    )
     return {
         "models": generated["models"],
         "shape": generated["shape"],
         "processes": len(finished),
-        "unfinished": why,
+        # Why a process of it gave no figures (it was not started again), or None.
+        "unfinished": generated["unfinished"].get(arm),
         # Its first process's check of every route's answer and of OpenAPI: "passed", or why
-        # not (runs before the check was recorded have none).
-        "checked": generated.get("checks", {}).get(arm),
+        # not.
+        "checked": generated["checks"].get(arm),
         **{
             metric: summarize([entry[metric] for entry in finished]) for metric in GENERATED_METRICS
         },
