@@ -134,7 +134,14 @@ def test_fit_probes_each_scenario_once_and_keeps_what_was_set_by_hand(distribute
     assert (timetable["users"], timetable["window_s"], timetable["settle_s"]) == (1, 0.4, 0.2)
     users, settle, window = timetable["why"]
     assert (users, window) == ("users 1: as set", "window 0.4 s: as set")
-    assert settle.startswith("settle 0.2 s: at least the p99 latency"), settle
+    # Which of the two reasons depends on the p99 the probe measured (over 0.2 s on a busy
+    # machine): both say the p99 and give 0.2 s.
+    assert settle.startswith(
+        (
+            "settle 0.2 s: at least the p99 latency",
+            "settle 0.2 s: half the window set by hand (the p99 latency",
+        )
+    ), settle
     for arm in ("v1", "v2"):
         probe = timetable["probe"][arm]
         assert [level["users"] for level in probe] == [1, 2, 4, 8, 16, 32]

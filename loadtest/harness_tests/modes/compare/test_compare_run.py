@@ -228,7 +228,11 @@ def test_an_arm_reached_by_url_is_measured_without_its_process(tmp_path: Path) -
     assert all(level["rps"] > 0 for level in timetable["probe"]["fast"])
     assert (timetable["users"], timetable["window_s"]) == (1, 0.4)
     assert timetable["why"][0] == "users 1: as set"
-    assert timetable["why"][1].startswith(f"settle {timetable['settle_s']:g} s: at least the p99")
+    # Either reason, by the p99 the probe measured (over half the window on a busy machine).
+    settle = f"settle {timetable['settle_s']:g} s: "
+    assert timetable["why"][1].startswith(
+        (f"{settle}at least the p99", f"{settle}half the window set by hand (the p99")
+    ), timetable["why"][1]
     assert any(flag.startswith("BURN: 1 users kept as set") for flag in results["flags"])
     assert "BURN timetable: users 1: as set" in result.stdout
     if results["settings"]["pinning"]["enabled"]:
