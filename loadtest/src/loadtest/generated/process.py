@@ -20,6 +20,7 @@ from loadtest.generated.subjects import Subject
 from loadtest.lab.apps import RunningApp, start_app
 from loadtest.lab.arms import arm_python
 from loadtest.lab.errors import LabError
+from loadtest.lab.http import http_client
 from loadtest.lab.memory import read_tree_memory
 from loadtest.lab.processes import child_environment
 from loadtest.lab.startup import HEALTH_POLL_S, import_timing_command, kill_now, read_import_seconds
@@ -99,7 +100,7 @@ def measure_process(
         pid = running.process.pid
         idle = read_tree_memory(pid)
         figures |= {"rss_idle_mib": idle.rss_mib, "uss_idle_mib": idle.uss_mib or 0.0}
-        with httpx.Client(base_url=running.base_url) as client:
+        with http_client(base_url=running.base_url) as client:
             phases = Phases(client, routes, verify, what, bound_s, pid, log_path, figures, left_out)
             if "routes" not in left_out:
                 phases.every_route()

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import httpx
 
 from loadtest.lab.errors import LabError
+from loadtest.lab.http import http_get
 from loadtest.lab.paths import LOADTEST_DIR
 from loadtest.lab.processes import find_free_port, start_process, stop_process
 
@@ -70,7 +71,7 @@ def wait_until_serving(url: str, process: Any, timeout_s: float = 30) -> None:
         if process.poll() is not None:
             raise LabError(f"the server for {url} exited during start-up")
         try:
-            if httpx.get(url, timeout=1).status_code == 200:
+            if http_get(url, timeout=1).status_code == 200:
                 return
         except httpx.TransportError:
             time.sleep(0.1)

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from loadtest.lab.errors import LabError
+from loadtest.lab.http import http_client
 from loadtest.lab.memory import MemoryReading, read_tree_memory
 from loadtest.lab.processes import ensure_port_free, start_process, stop_process
 
@@ -174,7 +175,7 @@ def wait_for_health(
     last_status = None  # a server that answers, but not 200 (a wrong health path, say)
     # One client for all polls: a new one per poll costs ~25 ms (SSL context and all), which
     # would be the start-up figures' real resolution.
-    with httpx.Client(timeout=2) as client:
+    with http_client(timeout=2) as client:
         while time.monotonic() < deadline and is_alive():
             try:
                 response = client.get(url)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from loadtest.lab.http import http_get
+
 STATEMENTS_PATH = "/statements"
 TIMEOUT_S = 5.0
 
@@ -31,7 +33,7 @@ class StatementCount:
 
 def read_statements(base_url: str) -> StatementReading | None:
     try:
-        response = httpx.get(base_url + STATEMENTS_PATH, timeout=TIMEOUT_S)
+        response = http_get(base_url + STATEMENTS_PATH, timeout=TIMEOUT_S)
         body = response.json() if response.status_code == 200 else {}
     except (httpx.HTTPError, ValueError):
         return None

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from loadtest.lab.dataset import count_posts_titled, needs_related_rows
+from loadtest.lab.http import http_client
 from loadtest.load.plan import JSON_HEADERS, Request, Scenario
 
 POST_OUT_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -124,7 +125,7 @@ def verify_scenario(base_url: str, scenario: Scenario, database_url: str, arm: s
     """Problems found with the arm's answer to the scenario (none: it is correct)."""
     request = scenario.request_for(arm)
     try:
-        with httpx.Client(base_url=base_url, timeout=30) as client:
+        with http_client(base_url=base_url, timeout=30) as client:
             if request.method == "GET" and request.count is None:
                 return verify_one(client, request)
             if request.method == "GET":

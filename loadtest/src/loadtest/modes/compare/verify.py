@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from loadtest.lab.http import http_client
 from loadtest.load.locustfiles.checked import next_number
 from loadtest.load.plan import ARM_PLACEHOLDER, COUNTER_PLACEHOLDER, PairedPlan, Scenario
 from loadtest.modes.compare.normalise import differences, has_field, normalise
@@ -97,7 +98,7 @@ def ask(base_url: str, scenario: Scenario, arm: str) -> Answer:
     request = scenario.request
     body, sent = filled_body(scenario, arm)
     try:
-        with httpx.Client(base_url=base_url, timeout=TIMEOUT_S) as client:
+        with http_client(base_url=base_url, timeout=TIMEOUT_S) as client:
             response = client.request(
                 request.method, request.path, content=body, headers=request.header_dict()
             )

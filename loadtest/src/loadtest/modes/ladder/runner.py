@@ -16,6 +16,7 @@ from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
 from commons.synthetic import LADDER_POST_COUNT
 from loadtest.lab.arms import ARMS
 from loadtest.lab.errors import LabError
+from loadtest.lab.http import http_client
 from loadtest.load.calibration import CALIBRATION_S
 from loadtest.load.locust_runs import LocustRun
 from loadtest.load.paired import locust_start_s, run_schedule
@@ -68,7 +69,7 @@ def run_ladder(settings: LadderSettings, console: Console) -> Path:
         # The apps need a database to start; no rung reads it.
         arms = session.start_paired_arms(settings, planned_seconds(settings, rungs))
         for app, running in arms.apps.items():
-            with httpx.Client(base_url=running.base_url, timeout=30) as client:
+            with http_client(base_url=running.base_url, timeout=30) as client:
                 check_rungs(app, client, rungs)
         arms.progress.note(f"every rung of {', '.join(arms.apps)} answers response_model's posts")
         records, locust = measure_ladder(settings, arms, rungs, session.run_dir)

@@ -12,6 +12,7 @@ from loadtest.lab.apps import RunningApp, start_app, uvicorn_arguments
 from loadtest.lab.arms import ARMS, arm_python
 from loadtest.lab.database import LabDatabase
 from loadtest.lab.errors import LabError
+from loadtest.lab.http import http_client
 from loadtest.lab.pinning import PinningPlan
 from loadtest.modes.latency.settings import LatencySettings
 
@@ -48,7 +49,7 @@ class ArmReader:
 
     def __init__(self, app: RunningApp) -> None:
         self.app = app
-        self.client = httpx.Client(base_url=app.base_url, timeout=10)
+        self.client = http_client(base_url=app.base_url, timeout=10)
         assert app.pid is not None, "the latency mode runs local arms"
         self.process = psutil.Process(app.pid)
 

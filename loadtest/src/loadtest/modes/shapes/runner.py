@@ -7,12 +7,12 @@ one window per arm, the apps' order rotating."""
 import tempfile
 from pathlib import Path
 
-import httpx
 from rich.console import Console
 
 from loadtest.generated.subjects import idiom_of
 from loadtest.lab.apps import RunningApp, start_app
 from loadtest.lab.arms import arm_python
+from loadtest.lab.http import http_client
 from loadtest.lab.startup import HEALTH_POLL_S
 from loadtest.load.calibration import CALIBRATION_S
 from loadtest.load.cell_timetable import CellTiming, build_sweep_schedule, cell_timing
@@ -72,7 +72,7 @@ def verify_cells(
 ) -> dict[ShapeCell, dict[str, CellProbe]]:
     """Before timing: every arm answers every cell in full, or nothing is timed."""
     probes: dict[ShapeCell, dict[str, CellProbe]] = {}
-    clients = {arm: httpx.Client(base_url=app.base_url, timeout=60) for arm, app in apps.items()}
+    clients = {arm: http_client(base_url=app.base_url, timeout=60) for arm, app in apps.items()}
     try:
         for cell, request in requests.items():
             probes[cell] = {

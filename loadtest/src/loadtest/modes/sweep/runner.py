@@ -5,10 +5,10 @@ round, every cell a group of one window per arm, the apps' order rotating."""
 
 from pathlib import Path
 
-import httpx
 from rich.console import Console
 
 from loadtest.lab.apps import RunningApp
+from loadtest.lab.http import http_client
 from loadtest.load.calibration import CALIBRATION_S
 from loadtest.load.cell_timetable import CellTiming, build_sweep_schedule, cell_timing
 from loadtest.load.cells import CellProbe, cell_slot
@@ -77,7 +77,7 @@ def verify_cells(
     """Before timing: every arm answers every cell in full, and every read the same posts in
     every arm, or nothing is timed (a LabError names the first problem)."""
     clients = {
-        app: httpx.Client(base_url=running.base_url, timeout=60) for app, running in apps.items()
+        app: http_client(base_url=running.base_url, timeout=60) for app, running in apps.items()
     }
     try:
         probes: dict[Cell, dict[str, CellProbe]] = {}

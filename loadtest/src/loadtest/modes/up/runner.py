@@ -13,6 +13,7 @@ from loadtest.lab.arms import ARMS
 from loadtest.lab.database import LabDatabase, provide_database
 from loadtest.lab.dataset import load_dataset
 from loadtest.lab.errors import LabError
+from loadtest.lab.http import http_client
 from loadtest.lab.paths import LOADTEST_DIR
 from loadtest.lab.processes import (
     child_environment,
@@ -135,7 +136,7 @@ def wait_for_web_ui(
     url: str, locust: subprocess.Popen[bytes], log_dir: Path, timeout_s: float = 60
 ) -> None:
     deadline = time.monotonic() + timeout_s
-    with httpx.Client(timeout=2) as client:
+    with http_client(timeout=2) as client:
         while time.monotonic() < deadline:
             if locust.poll() is not None:
                 raise LabError(f"locust exited during start-up (see {log_dir}/locust.log)")

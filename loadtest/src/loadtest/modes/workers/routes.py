@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from loadtest.generated.apps import exception_line, normalised
+from loadtest.lab.http import http_client
 
 PID_HEADER = "x-lab-worker-pid"  # commons/probes/workers.py
 ONE_CONNECTION = httpx.Limits(max_connections=1, max_keepalive_connections=1)
@@ -50,7 +51,7 @@ class RouteCaller:
 
     def client(self) -> httpx.Client:
         if not hasattr(self.local, "client"):
-            self.local.client = httpx.Client(
+            self.local.client = http_client(
                 base_url=self.base_url,
                 timeout=self.timeout_s,
                 limits=httpx.Limits(max_keepalive_connections=0),
@@ -168,7 +169,7 @@ class Coverage:
             if needed <= set(held) or time.monotonic() > self.deadline:
                 break
             client = held_open.enter_context(
-                httpx.Client(base_url=base_url, timeout=bound_s, limits=ONE_CONNECTION)
+                http_client(base_url=base_url, timeout=bound_s, limits=ONE_CONNECTION)
             )
             number = attempt % len(self.routes)
             route = self.routes[number]

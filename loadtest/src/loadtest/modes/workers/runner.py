@@ -17,6 +17,7 @@ from rich.console import Console
 from loadtest.lab.arms import rotations
 from loadtest.lab.dataset import load_dataset
 from loadtest.lab.errors import LabError
+from loadtest.lab.http import http_get
 from loadtest.modes.session import open_session
 from loadtest.modes.workers.apps import (
     LAB_DATASET_POSTS,
@@ -66,7 +67,7 @@ def measure_tree(
         }
         figures |= memory_figures(tree.process.pid, pids, "idle")
         try:
-            health = httpx.get(f"{tree.base_url}/health", timeout=bound_s)
+            health = http_get(f"{tree.base_url}/health", timeout=bound_s)
             figures["versions"] = health.json()["versions"]
         except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
             raise Unfinished(f"failed: /health gave no versions ({error})") from None
