@@ -9,6 +9,8 @@ from pathlib import Path
 
 import psutil
 
+from loadtest.lab.process_tree import tree
+
 # (pid, tid) -> (process create time, CPU seconds): a reused id is not mistaken for the old one.
 TreeCpu = dict[tuple[int, int], tuple[float, float]]
 
@@ -32,8 +34,7 @@ def thread_cpu_seconds(pid: int) -> dict[int, float] | None:
 def read_tree_cpu(pid: int) -> TreeCpu:
     """CPU seconds of `pid` and all its descendants, per thread; empty if it is gone."""
     try:
-        root = psutil.Process(pid)
-        processes = [root, *root.children(recursive=True)]
+        processes = tree(pid)
     except psutil.Error:
         return {}
     readings: TreeCpu = {}

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import psutil
 
+from loadtest.lab.process_tree import tree
+
 MIB = 1024 * 1024
 
 
@@ -16,9 +18,8 @@ class MemoryReading:
 
 
 def read_tree_memory(pid: int) -> MemoryReading:
-    root = psutil.Process(pid)
     rss = uss = 0
-    for process in (root, *root.children(recursive=True)):
+    for process in tree(pid):
         try:
             info = process.memory_full_info()  # USS: pages only this process holds
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
@@ -107,9 +108,8 @@ def read_process_memory(pid: int) -> ProcessMemory:
 
 def read_tree_pss(pid: int) -> list[ProcessMemory]:
     """Every process of the tree rooted at `pid` (root first) that is still there."""
-    root = psutil.Process(pid)
     readings = []
-    for process in (root, *root.children(recursive=True)):
+    for process in tree(pid):
         try:
             readings.append(read_process_memory(process.pid))
         except (FileNotFoundError, ProcessLookupError, PermissionError):

@@ -82,8 +82,9 @@ def pin_process_tree(pid: int, cpus: tuple[int, ...]) -> None:
     """Pin a running process and its children (new children inherit the parent's CPUs)."""
     import psutil
 
-    root = psutil.Process(pid)
-    for process in (root, *root.children(recursive=True)):
+    from loadtest.lab.process_tree import tree
+
+    for process in tree(pid):
         try:
             process.cpu_affinity(list(cpus))
         except psutil.NoSuchProcess:

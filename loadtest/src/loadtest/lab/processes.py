@@ -16,6 +16,7 @@ from typing import Any
 import psutil
 
 from loadtest.lab.errors import LabError
+from loadtest.lab.process_tree import descendants
 
 # Each process start_process starts carries a token of its own in its environment, which
 # everything it starts inherits: stop_process finds by it what escaped the process group and
@@ -132,13 +133,6 @@ def start_process(
         stop_process(process)
         signal.raise_signal(interrupted[0])  # now to the handler it was meant for
     return process
-
-
-def descendants(pid: int) -> list[psutil.Process]:
-    try:
-        return psutil.Process(pid).children(recursive=True)
-    except psutil.Error:
-        return []
 
 
 def kill_all(processes: list[psutil.Process]) -> None:
