@@ -1,8 +1,16 @@
 """Statistics: medians and the median's exact interval."""
 
+import math
+import statistics
+
 import pytest
 
-from loadtest.analysis.stats import ci_half_width, median_with_ci, summarize
+from loadtest.analysis.stats import (
+    ci_half_width,
+    median_interval_ranks,
+    median_with_ci,
+    summarize,
+)
 
 
 def test_summarize_gives_median_min_max() -> None:
@@ -29,3 +37,20 @@ def test_median_ci_needs_six_values() -> None:
 def test_ci_half_width_is_the_wider_side_over_the_median() -> None:
     assert ci_half_width(2.0, 1.9, 2.2) == pytest.approx(0.1)
     assert ci_half_width(2.0, None, None) is None
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.9, 0.99])
+def test_the_interval_ends_are_scipys_order_statistics(confidence: float) -> None:
+    """The ranks computed in exact arithmetic are those scipy.stats.quantile_test picks, for
+    every sample size a run can have (up to 1,000 pairs), including where no end exists."""
+    from scipy.stats import quantile_test
+
+    for n in range(1, 1001 if confidence == 0.95 else 301):
+        values = [float(value) for value in range(n)]
+        interval = quantile_test(values, q=statistics.median(values), p=0.5)
+        ends = interval.confidence_interval(confidence)
+        expected = (
+            -1 if math.isnan(ends.low) else int(ends.low),
+            n if math.isnan(ends.high) else int(ends.high),
+        )
+        assert median_interval_ranks(n, confidence) == expected, n
