@@ -17,6 +17,7 @@ import httpx
 
 from commons import HTTP_PROTOCOL
 from commons.arms import ARM_NAMES, ARMS
+from tests import loopback
 from tests.database_helpers import drop_database, recreate_database
 
 REPOSITORY_ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +99,7 @@ def start_app(
             error_output = log_path.read_text(errors="replace")
             raise RuntimeError(f"{project} exited with {process.returncode}: {error_output}")
         try:
-            if httpx.get(f"{base_url}/health", timeout=1).status_code == 200:
+            if loopback.get(f"{base_url}/health", timeout=1).status_code == 200:
                 return RunningApp(app_name, base_url, database_url, process, log_path)
         except httpx.TransportError:
             pass

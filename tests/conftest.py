@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from commons.config import Settings, parse_database_url
 from commons.database import create_database_engine, create_schema
 from commons.embedded_postgres import embedded_postgres
+from tests import loopback
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import drop_database, recreate_database, truncate_posts
 
@@ -95,7 +96,7 @@ def app(request: pytest.FixtureRequest, running_apps: dict[str, RunningApp]) -> 
 
 @pytest.fixture
 def client(app: RunningApp) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=app.base_url, timeout=30) as client:
+    with loopback.client(base_url=app.base_url, timeout=30) as client:
         yield client
 
 

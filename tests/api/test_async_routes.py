@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from commons.payloads import as_instants
+from tests import loopback
 from tests.api.test_related_rows import fill
 from tests.api.test_validation import assert_422_at
 from tests.app_processes import RunningApp
@@ -24,7 +25,7 @@ TWINS = (
 
 
 def get(app: RunningApp, path: str) -> Any:
-    answer = httpx.get(f"{app.base_url}{path}", timeout=30)
+    answer = loopback.get(f"{app.base_url}{path}", timeout=30)
     assert answer.status_code == 200, (path, answer.text[:200])
     return answer.json()
 

@@ -12,6 +12,7 @@ import httpx
 import psycopg
 import pytest
 
+from tests import loopback
 from tests.app_processes import RunningApp
 from tests.factories import post_body
 
@@ -70,7 +71,7 @@ def test_racing_puts_and_deletes_answer_what_happened(
     start = threading.Barrier(len(requests))
     limits = httpx.Limits(max_connections=len(requests))
 
-    with httpx.Client(base_url=app.base_url, timeout=30, limits=limits) as racing:
+    with loopback.client(base_url=app.base_url, timeout=30, limits=limits) as racing:
 
         def send(method: str, post_id: int, title: str) -> httpx.Response:
             body = post_body(title=title) if method == "PUT" else None

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from commons.arms import ARMS
+from tests import loopback
 from tests.app_processes import REPOSITORY_ROOT, RunningApp
 from tests.factories import post_body
 
@@ -31,7 +32,7 @@ SHOWN_DATE = re.compile(r'`"published_at": ([^`]+)`')
 
 
 def post(running_apps: dict[str, RunningApp], app_name: str, body: object) -> httpx.Response:
-    return httpx.post(f"{running_apps[app_name].base_url}/posts", json=body)
+    return loopback.post(f"{running_apps[app_name].base_url}/posts", json=body)
 
 
 @dataclass(frozen=True)
@@ -75,10 +76,10 @@ def test_dates_that_one_major_reads(running_apps, difference: DateDifference) ->
     body = post_body(published_at=difference.published_at)
     for arm, expected in answers.items():
         base_url = running_apps[arm].base_url
-        existing = httpx.post(f"{base_url}/posts", json=post_body()).json()["id"]
+        existing = loopback.post(f"{base_url}/posts", json=post_body()).json()["id"]
         for response, success in (
-            (httpx.post(f"{base_url}/posts", json=body), 201),
-            (httpx.put(f"{base_url}/posts/{existing}", json=body), 200),
+            (loopback.post(f"{base_url}/posts", json=body), 201),
+            (loopback.put(f"{base_url}/posts/{existing}", json=body), 200),
         ):
             if expected is None:
                 assert response.status_code == 422, (arm, response.request, response.text)
@@ -196,12 +197,12 @@ def test_integer_valued_float_strings_are_ints_for_v2_only(running_apps) -> None
     """`10.0` is a valid int for Pydantic 2, not for Pydantic 1 (queries and path ids alike)."""
     for arm in PARAMETERS_ON_PYDANTIC_1:
         v1 = running_apps[arm].base_url
-        assert httpx.get(f"{v1}/posts", params={"per_page": "10.0"}).status_code == 422, arm
-        assert httpx.get(f"{v1}/posts/1.0").status_code == 422, arm
+        assert loopback.get(f"{v1}/posts", params={"per_page": "10.0"}).status_code == 422, arm
+        assert loopback.get(f"{v1}/posts/1.0").status_code == 422, arm
     for arm in PARAMETERS_ON_PYDANTIC_2:
         v2 = running_apps[arm].base_url
-        assert httpx.get(f"{v2}/posts", params={"per_page": "10.0"}).status_code == 200, arm
-        assert httpx.get(f"{v2}/posts/1.0").status_code in (200, 404), arm  # read as id 1
+        assert loopback.get(f"{v2}/posts", params={"per_page": "10.0"}).status_code == 200, arm
+        assert loopback.get(f"{v2}/posts/1.0").status_code in (200, 404), arm  # read as id 1
 
 
 @pytest.mark.parametrize(
@@ -211,7 +212,7 @@ def test_infinite_dates_are_refused_by_every_arm(running_apps, raw_value: str) -
     """Pydantic 1 read these as 9999-12-31 or 0001-01-01; commons.input_rules refuses them."""
     raw = f'{{"title": "t", "content": "c", "published_at": {raw_value}}}'
     for arm, app in running_apps.items():
-        response = httpx.post(
+        response = loopback.post(
             f"{app.base_url}/posts", content=raw, headers={"content-type": "application/json"}
         )
         assert response.status_code == 422, (arm, response.text)
@@ -286,7 +287,7 @@ def test_text_fields_refuse_other_json_in_every_arm(running_apps, raw_value, fie
     body = post_body(**{field: "PLACEHOLDER"})
     raw = json.dumps(body).replace('"PLACEHOLDER"', raw_value)
     for arm, app in running_apps.items():
-        response = httpx.post(
+        response = loopback.post(
             f"{app.base_url}/posts", content=raw, headers={"content-type": "application/json"}
         )
         assert response.status_code == 422, (arm, response.text)
@@ -298,7 +299,7 @@ def test_text_fields_refuse_other_json_in_every_arm(running_apps, raw_value, fie
 def test_underscores_in_an_id_are_read_as_digits_by_every_arm(running_apps) -> None:
     """Python's int() reads '2_0_2_9_0' as 20290, in both majors: documented, not refused."""
     for arm, app in running_apps.items():
-        assert httpx.get(f"{app.base_url}/posts/2_0_2_9_0").json() == {
+        assert loopback.get(f"{app.base_url}/posts/2_0_2_9_0").json() == {
             "detail": "Post not found"
         }, arm
 
@@ -306,7 +307,7 @@ def test_underscores_in_an_id_are_read_as_digits_by_every_arm(running_apps) -> N
 def test_ascii_spaces_around_an_integer_are_read_by_every_arm(running_apps) -> None:
     """Both majors strip ASCII white space around an integer; other spaces are a 422 (below)."""
     for arm, app in running_apps.items():
-        response = httpx.get(f"{app.base_url}/posts_synthetic", params={"per_page": " 3\t"})
+        response = loopback.get(f"{app.base_url}/posts_synthetic", params={"per_page": " 3\t"})
         assert len(response.json()["posts"]) == 3, arm
 
 
@@ -328,12 +329,12 @@ def test_integers_in_other_digits_are_refused_by_every_arm(
     """Pydantic 1 reads integers with int(), which takes any Unicode digit; every arm now reads
     ASCII digits only (commons.routes.AsciiIntegersRoute), as Pydantic 2 does."""
     for arm, app in running_apps.items():
-        created = httpx.post(f"{app.base_url}/posts", json=post_body()).json()["id"]
+        created = loopback.post(f"{app.base_url}/posts", json=post_body()).json()["id"]
         for method in ("GET", "DELETE") if path.startswith("/posts/") else ("GET",):
-            response = httpx.request(method, f"{app.base_url}{path}", params=params)
+            response = loopback.request(method, f"{app.base_url}{path}", params=params)
             assert response.status_code == 422, (arm, method, response.text)
             assert response.json()["detail"][0]["loc"] == location, arm
-        assert httpx.get(f"{app.base_url}/posts/{created}").status_code == 200, arm
+        assert loopback.get(f"{app.base_url}/posts/{created}").status_code == 200, arm
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from commons.embedded_postgres import EmbeddedPostgres, embedded_postgres
+from tests import loopback
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import recreate_database
 from tests.factories import post_body
@@ -37,7 +38,7 @@ class WriteLoad:
 
     def write(self) -> None:
         deadline = time.monotonic() + LOAD_LIMIT_S
-        with httpx.Client(base_url=self.app.base_url, timeout=CLIENT_TIMEOUT_S) as client:
+        with loopback.client(base_url=self.app.base_url, timeout=CLIENT_TIMEOUT_S) as client:
             while not self.stop.is_set() and time.monotonic() < deadline:
                 try:
                     response = client.post("/posts", json=post_body(title="durable"))

@@ -15,6 +15,7 @@ import pytest
 
 from commons.application import uses_database
 from commons.embedded_postgres import EmbeddedPostgres, embedded_postgres
+from tests import loopback
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import recreate_database
 
@@ -89,7 +90,9 @@ def test_frozen_database_gives_503_in_bounded_time(
     )
     limits = httpx.Limits(max_connections=CONCURRENT_REQUESTS + 10)
     try:
-        with httpx.Client(base_url=app.base_url, timeout=CLIENT_TIMEOUT_S, limits=limits) as client:
+        with loopback.client(
+            base_url=app.base_url, timeout=CLIENT_TIMEOUT_S, limits=limits
+        ) as client:
             requests = database_requests(client)
             with ThreadPoolExecutor(CONCURRENT_REQUESTS) as pool:
                 # Warm both pools (the def routes' and the async ones'): every connection is

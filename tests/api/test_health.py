@@ -7,6 +7,7 @@ import psycopg
 import pytest
 
 from commons.arms import ARMS
+from tests import loopback
 from tests.app_processes import APP_NAMES, RunningApp, start_app, stop_app
 from tests.database_helpers import drop_database, recreate_database
 from tests.factories import post_body
@@ -64,7 +65,7 @@ def test_v1_shim_is_v1s_code_on_pure_python_pydantic_v1(
     """The halfway step: the same FastAPI and libraries as v1, the same pydantic.v1 version,
     on Pydantic 2, where pydantic.v1 is pure Python (1.10's PyPI wheels are compiled)."""
     v1, shim, v2 = (
-        httpx.get(f"{running_apps[arm].base_url}/health").json()["versions"]
+        loopback.get(f"{running_apps[arm].base_url}/health").json()["versions"]
         for arm in ("v1", "v1-shim", "v2")
     )
     for library in ("python", "fastapi", "starlette", "sqlalchemy", "psycopg"):
@@ -75,7 +76,7 @@ def test_v1_shim_is_v1s_code_on_pure_python_pydantic_v1(
 
 def test_both_apps_share_everything_but_pydantic(running_apps: dict[str, RunningApp]) -> None:
     versions = {
-        name: httpx.get(f"{app.base_url}/health").json()["versions"]
+        name: loopback.get(f"{app.base_url}/health").json()["versions"]
         for name, app in running_apps.items()
     }
     for library in ("python", "fastapi", "starlette", "sqlalchemy", "psycopg"):
@@ -86,7 +87,7 @@ def test_both_apps_share_everything_but_pydantic(running_apps: dict[str, Running
 def test_v2_latest_differs_from_v2_in_fastapi_only(running_apps: dict[str, RunningApp]) -> None:
     """Starlette moves with FastAPI (0.130+ requires a newer one); nothing else may."""
     versions = {
-        name: httpx.get(f"{app.base_url}/health").json()["versions"]
+        name: loopback.get(f"{app.base_url}/health").json()["versions"]
         for name, app in running_apps.items()
     }
     latest, v2 = versions["v2-latest"], versions["v2"]
@@ -133,10 +134,10 @@ def test_lost_database_gives_503_not_500(server_url: str, app_name: str) -> None
     app = start_app(app_name, recreate_database(server_url, database))
     try:
         drop_database(server_url, database)  # terminates the app's connections too
-        health = httpx.get(f"{app.base_url}/health", timeout=30)
+        health = loopback.get(f"{app.base_url}/health", timeout=30)
         assert health.status_code == 503
         assert health.json()["database"] == "unavailable"
-        listing = httpx.get(f"{app.base_url}/posts", timeout=30)
+        listing = loopback.get(f"{app.base_url}/posts", timeout=30)
         assert listing.status_code == 503
         assert listing.json() == {"detail": "Database unavailable"}
     finally:
@@ -153,7 +154,7 @@ def test_health_says_what_the_routes_find(server_url: str, app_name: str) -> Non
     database_url = recreate_database(server_url, database)
     app = start_app(app_name, database_url)
     try:
-        with httpx.Client(base_url=app.base_url, timeout=30) as client:
+        with loopback.client(base_url=app.base_url, timeout=30) as client:
             created = client.post("/posts", json=post_body()).json()["id"]
             with psycopg.connect(database_url, autocommit=True) as connection:
                 connection.execute("ALTER TABLE posts RENAME TO posts_elsewhere")

@@ -34,6 +34,7 @@ import pytest
 
 from commons.config import RECEIVE_BUFFER_BYTES, SEND_BUFFER_BYTES, HttpLimits
 from commons.payloads import bulk_post
+from tests import loopback
 from tests.api.test_request_heads import open_connection
 from tests.api.test_unfinished_bodies import (
     answer_of,
@@ -274,7 +275,7 @@ def test_large_answers_asked_in_parallel_wait_their_turn(bounded_app: RunningApp
     MAX_BUILDING_ROWS) and, past PAYLOAD_WAIT_SECONDS, is answered 503 with Retry-After."""
 
     def ask(_: int) -> httpx.Response:
-        return httpx.get(f"{bounded_app.base_url}{LARGEST_ANSWER}", timeout=120)
+        return loopback.get(f"{bounded_app.base_url}{LARGEST_ANSWER}", timeout=120)
 
     with watched(bounded_app) as watch, ThreadPoolExecutor(PARALLEL_READERS) as pool:
         answers = list(pool.map(ask, range(PARALLEL_READERS)))
@@ -415,7 +416,7 @@ def test_squatted_body_slots_deny_no_upload(bounded_app: RunningApp) -> None:
         for squatter in squatters:
             squatter.sendall(b'{"posts": [')
         time.sleep(0.2)  # the bytes are read: the bodies are being received over several reads
-        upload = httpx.post(
+        upload = loopback.post(
             f"{bounded_app.base_url}/posts_bulk",
             content=bulk_body(),
             headers={"content-type": "application/json"},
@@ -485,7 +486,7 @@ def test_silent_connections_cannot_fill_the_server(bounded_app: RunningApp) -> N
     silent = [open_connection(bounded_app) for _ in range(MAX_CONNECTIONS + PAST_THE_LIMIT)]
     try:
         statuses = Counter(
-            httpx.get(f"{bounded_app.base_url}/posts?per_page=1", timeout=10).status_code
+            loopback.get(f"{bounded_app.base_url}/posts?per_page=1", timeout=10).status_code
             for _ in range(20)
         )
         closed = sum(closed_by_the_server(connection) for connection in silent[:PAST_THE_LIMIT])

@@ -10,6 +10,7 @@ import pytest
 from commons.ladder import BASE_RUNG, LADDER_PREFIX, RUNG_NAMES
 from commons.probes.ladder_check import parse_posts, rung_differences
 from commons.synthetic import LADDER_POST_COUNT
+from tests import loopback
 from tests.app_processes import RunningApp
 
 
@@ -37,7 +38,7 @@ def test_the_ladder_posts_are_what_the_reference_answers(client: httpx.Client) -
 
 def test_the_ladder_is_the_same_in_every_app(running_apps: dict[str, RunningApp]) -> None:
     bodies = {
-        name: httpx.get(f"{app.base_url}{LADDER_PREFIX}/{BASE_RUNG}", timeout=30).content
+        name: loopback.get(f"{app.base_url}{LADDER_PREFIX}/{BASE_RUNG}", timeout=30).content
         for name, app in running_apps.items()
     }
     first = next(iter(bodies.values()))

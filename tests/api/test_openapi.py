@@ -2,9 +2,8 @@
 
 from typing import Any
 
-import httpx
-
 from commons.ladder import LADDER_PREFIX, RUNG_NAMES
+from tests import loopback
 from tests.app_processes import RunningApp
 
 
@@ -27,7 +26,8 @@ def describe_operations(openapi: dict[str, Any]) -> dict[tuple[str, str], dict[s
 
 def test_openapi_documents_describe_the_same_api(running_apps: dict[str, RunningApp]) -> None:
     documents = {
-        name: httpx.get(f"{app.base_url}/openapi.json").json() for name, app in running_apps.items()
+        name: loopback.get(f"{app.base_url}/openapi.json").json()
+        for name, app in running_apps.items()
     }
     v1_operations = describe_operations(documents["v1"])
     for name, document in documents.items():
@@ -93,7 +93,7 @@ def test_openapi_documents_describe_the_same_api(running_apps: dict[str, Running
 
 def test_every_ladder_rung_documents_the_post_list(running_apps: dict[str, RunningApp]) -> None:
     for name, app in running_apps.items():
-        document = httpx.get(f"{app.base_url}/openapi.json").json()
+        document = loopback.get(f"{app.base_url}/openapi.json").json()
         for rung in RUNG_NAMES:
             operation = document["paths"][f"{LADDER_PREFIX}/{rung}"]["get"]
             assert operation["tags"] == ["ladder"], (name, rung)
@@ -105,7 +105,7 @@ def test_every_ladder_rung_documents_the_post_list(running_apps: dict[str, Runni
 
 def test_openapi_bounds_match_the_contract(running_apps: dict[str, RunningApp]) -> None:
     for app in running_apps.values():
-        operation = httpx.get(f"{app.base_url}/openapi.json").json()["paths"]["/posts"]["get"]
+        operation = loopback.get(f"{app.base_url}/openapi.json").json()["paths"]["/posts"]["get"]
         schemas = {parameter["name"]: parameter["schema"] for parameter in operation["parameters"]}
         assert (schemas["per_page"]["minimum"], schemas["per_page"]["maximum"]) == (1, 1000)
         assert (schemas["page"]["minimum"], schemas["page"]["maximum"]) == (0, 1_000_000)
@@ -113,16 +113,16 @@ def test_openapi_bounds_match_the_contract(running_apps: dict[str, RunningApp]) 
 
 def test_405_names_every_method_the_path_has(running_apps: dict[str, RunningApp]) -> None:
     for arm, app in running_apps.items():
-        listing = httpx.request("OPTIONS", f"{app.base_url}/posts")
+        listing = loopback.request("OPTIONS", f"{app.base_url}/posts")
         assert listing.status_code == 405, arm
         assert listing.headers["allow"] == "GET, POST", arm
-        one = httpx.request("PATCH", f"{app.base_url}/posts/1")
+        one = loopback.request("PATCH", f"{app.base_url}/posts/1")
         assert (one.status_code, one.headers["allow"]) == (405, "DELETE, GET, PUT"), arm
 
 
 def test_openapi_says_what_text_is_refused(running_apps: dict[str, RunningApp]) -> None:
     for arm, app in running_apps.items():
-        schemas = httpx.get(f"{app.base_url}/openapi.json").json()["components"]["schemas"]
+        schemas = loopback.get(f"{app.base_url}/openapi.json").json()["components"]["schemas"]
         for field in ("title", "content"):
             description = schemas["PostIn"]["properties"][field]["description"]
             assert "no NUL (\\u0000) characters and no lone surrogates" in description, arm

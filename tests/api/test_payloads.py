@@ -20,6 +20,7 @@ from commons.payloads import (
     as_instants,
     bulk_post,
 )
+from tests import loopback
 from tests.api.test_validation import assert_422_at
 from tests.app_processes import RunningApp
 from tests.factories import post_body
@@ -82,7 +83,7 @@ def test_every_arm_answers_the_same_payloads(running_apps: dict[str, RunningApp]
     """The same posts in every arm, instants compared (the majors spell UTC differently)."""
     for path in ("/payloads/flat?items=50", "/payloads/nested?items=50&comments=4"):
         answers = {
-            name: as_instants(httpx.get(f"{app.base_url}{path}", timeout=30).json())
+            name: as_instants(loopback.get(f"{app.base_url}{path}", timeout=30).json())
             for name, app in running_apps.items()
         }
         reference = answers["v1"]

@@ -13,6 +13,7 @@ import pytest
 from commons.payloads import as_instants
 from commons.related_routes import DEFAULT_RELATED_PER_PAGE, MAX_RELATED_PER_PAGE
 from commons.related_rows import load_related_rows
+from tests import loopback
 from tests.api.test_validation import assert_422_at
 from tests.app_processes import RunningApp
 from tests.database_helpers import truncate_posts
@@ -47,7 +48,7 @@ def filled_apps(running_apps: dict[str, RunningApp]) -> Iterator[dict[str, Runni
 
 
 def page(app: RunningApp, loading: str, **params: Any) -> httpx.Response:
-    return httpx.get(f"{app.base_url}/posts_related/{loading}", params=params, timeout=30)
+    return loopback.get(f"{app.base_url}/posts_related/{loading}", params=params, timeout=30)
 
 
 def test_every_arm_answers_the_same_posts_with_their_rows(
@@ -93,9 +94,9 @@ def test_every_arm_answers_the_same_posts_with_their_rows(
 
 def statements_of(app: RunningApp, path: str) -> tuple[int, int]:
     """(statements, sessions) the app counted while answering one request."""
-    before = httpx.get(f"{app.base_url}/statements", timeout=30).json()
-    assert httpx.get(f"{app.base_url}{path}", timeout=30).status_code == 200
-    after = httpx.get(f"{app.base_url}/statements", timeout=30).json()
+    before = loopback.get(f"{app.base_url}/statements", timeout=30).json()
+    assert loopback.get(f"{app.base_url}{path}", timeout=30).status_code == 200
+    after = loopback.get(f"{app.base_url}/statements", timeout=30).json()
     assert after["pid"] == before["pid"]
     return after["statements"] - before["statements"], after["sessions"] - before["sessions"]
 

@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from commons.config import HttpLimits
+from tests import loopback
 from tests.api.test_request_heads import open_connection
 from tests.app_processes import APP_NAMES, RunningApp, app_on_its_own_database
 from tests.factories import post_body
@@ -120,7 +121,7 @@ def hold_unfinished_bodies(app: RunningApp) -> tuple[list[bytes], httpx.Response
     try:
         for connection in connections:
             unfinished_post(connection)
-        health = httpx.get(f"{app.base_url}/health", timeout=30)
+        health = loopback.get(f"{app.base_url}/health", timeout=30)
         # Far above the deadline: only bodies that are never timed out (the bug) reach it.
         return answers_of(connections, timeout_s=BODY_TIMEOUT_S * 10), health
     finally:
@@ -170,7 +171,7 @@ def test_connections_past_the_limit_close_the_oldest_silent_one(bounded_app: Run
     # A few more than the limit: connections of earlier tests still closing may count too.
     silent = [open_connection(bounded_app) for _ in range(MAX_CONNECTIONS + 10)]
     try:
-        newest = httpx.get(f"{bounded_app.base_url}/health")
+        newest = loopback.get(f"{bounded_app.base_url}/health")
         silent[0].settimeout(2)  # far inside HEADER_TIMEOUT_SECONDS (10 s), which closes too
         oldest = silent[0].recv(1)  # the end at once: closed without an answer
     finally:

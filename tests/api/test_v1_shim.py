@@ -5,15 +5,15 @@ difference pinned here is in the behaviour-differences table (docs/api.md)."""
 
 from typing import Any
 
-import httpx
 import pytest
 
+from tests import loopback
 from tests.app_processes import RunningApp
 from tests.factories import post_body
 
 
 def answer(app: RunningApp, method: str, path: str, **options: Any) -> tuple[int, Any]:
-    response = httpx.request(method, f"{app.base_url}{path}", **options)
+    response = loopback.request(method, f"{app.base_url}{path}", **options)
     return response.status_code, response.json()
 
 
