@@ -1,5 +1,9 @@
-"""Starting an app with the command docs/operations.md gives: a missing or unreachable
-database is one line."""
+"""Starting an app with the command docs/operations.md gives: a missing, unreachable or
+malformed database URL is one line, in every arm's own process. Each start costs a second and
+a half of CPU (the app's imports), so each arm is started once per way out: no URL, a server
+that does not answer, a URL that does not parse. Every other shape of URL, issue 20's '@' in
+a password among them, goes through the same start-up path (commons.application.open_database),
+which tests/test_config.py calls in-process with each of them."""
 
 import os
 import subprocess
@@ -49,42 +53,9 @@ def test_start_with_unreachable_database_names_the_host(app_name: str) -> None:
 
 
 @pytest.mark.parametrize("app_name", APP_NAMES)
-def test_start_with_a_non_postgresql_url_is_refused(app_name: str) -> None:
-    result = run_app_until_exit(app_name, "mysql://root@127.0.0.1/lab")
-    assert result.returncode != 0
-    [line] = app_error_lines(result.stderr)
-    assert "must be a PostgreSQL URL" in line
-
-
-@pytest.mark.parametrize("app_name", APP_NAMES)
-@pytest.mark.parametrize(
-    ("database_url", "message"),
-    [
-        ("postgresql://lab:S3CRETPW@127.0.0.1:abc/lab", "check the host and port"),
-        ("postgresql://lab:S3CRETPW@[::1:5432/lab", "check the host and port"),
-        ("lab:S3CRETPW@127.0.0.1:1/lab", "not a valid URL"),
-        ("postgresql://", "names no database"),
-    ],
-)
-def test_a_malformed_url_is_one_line_without_the_password(app_name, database_url, message) -> None:
-    result = run_app_until_exit(app_name, database_url)
+def test_a_malformed_url_is_one_line_without_the_password(app_name: str) -> None:
+    result = run_app_until_exit(app_name, "postgresql://lab:S3CRETPW@127.0.0.1:abc/lab")
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and "S3CRETPW" not in result.stderr
     [line] = app_error_lines(result.stderr)
-    assert message in line
-
-
-@pytest.mark.parametrize("app_name", APP_NAMES)
-def test_an_at_sign_in_the_password_shows_no_piece_of_it(app_name: str) -> None:
-    """Issue 20's URL, with a password of no English pieces ('SecretAt@Pass' shares 'ass' with
-    'password'): SQLAlchemy ends the password at its first '@', and the app printed the rest,
-    'Pass@127.0.0.1:5999/lab', as the database's host (tests/test_config.py tries more)."""
-    result = run_app_until_exit(app_name, "postgresql://lab:QzvAt@Wxk@127.0.0.1:5999/lab")
-    assert result.returncode != 0
-    [line] = app_error_lines(result.stderr)
-    assert "%40" in line
-    password = "QzvAt@Wxk"
-    output = result.stdout + result.stderr
-    assert not [
-        password[i : i + 3] for i in range(len(password) - 2) if password[i : i + 3] in output
-    ]
+    assert "check the host and port" in line
