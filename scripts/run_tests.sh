@@ -38,10 +38,22 @@ step_started=$SECONDS
 source scripts/bootstrap.sh
 step_done "bootstrap"
 
-echo "== lint: ruff (check and format) and mypy"
+# Bytecode is written while the tests run, even where the machine sets PYTHONDONTWRITEBYTECODE
+# (these VMs do): pytest then rewrites each test module's asserts once, not in every worker
+# (5 s of CPU a process for the harness), and the harness's runs compile the lab's own code
+# once, not in each of their 46 subprocesses. The arms' packages are compiled by the bootstrap
+# either way (uv sync --compile-bytecode).
+unset PYTHONDONTWRITEBYTECODE
+
+echo "== lint: ruff (check and format); mypy runs beside the tests of tests/ (below)"
 uv run --locked --project commons ruff check .
 uv run --locked --project commons ruff format --check .
-uv run --locked --project loadtest mypy
+# mypy takes one CPU for half a minute; tests/ leaves about a sixth of the two CPUs idle (its
+# tests wait on servers), so mypy runs there and its verdict is read after them.
+mypy_log="$(mktemp)"
+uv run --locked --project loadtest mypy >"$mypy_log" 2>&1 &
+mypy_pid=$!
+trap 'kill "$mypy_pid" 2>/dev/null || true; rm -f "$mypy_log"' EXIT
 step_done "lint"
 
 # pytest, where "no test selected" (exit 5: -k matching only the other tree's tests, say) is
@@ -53,16 +65,23 @@ selected_pytest() {
   return "$status"
 }
 
-# pytest-xdist workers: most tests wait on real servers and on fixed-length load windows, not on
-# the CPU. In tests/, loadgroup spreads the tests one by one (schemathesis' four runs among
-# them) but keeps a module marked xdist_group, whose servers are shared, on one worker; in the
-# harness, loadscope keeps each module's shared real run on one worker, in the order the
-# harness's conftest.py gives (longest first; xdist would reorder by test count). No test there
-# asserts a measured figure: those are marked `alone` and wait for the last step.
+# pytest-xdist workers. In tests/, two: each worker starts a PostgreSQL and every arm of its own
+# (15-20 s of CPU), and most of its tests are a few requests, so on two CPUs four workers took
+# longer than two (docs/testing.md); loadgroup spreads the tests one by one (schemathesis' four
+# runs among them) but keeps a module marked xdist_group, whose servers are shared, on one
+# worker. In the harness, four: its real runs wait on fixed-length load windows; loadscope keeps
+# each module's shared real run on one worker, in the order the harness's conftest.py gives
+# (longest first; xdist would reorder by test count). No test there asserts a measured figure:
+# those are marked `alone` and wait for the last step.
 echo "== tests: commons and every app (tests/)"
-selected_pytest uv run --locked --project commons pytest -n 4 --dist loadgroup -m "not alone" \
+selected_pytest uv run --locked --project commons pytest -n 2 --dist loadgroup -m "not alone" \
   --durations=10 "$@"
-step_done "tests/"
+echo "== lint: mypy over commons/ and loadtest/"
+mypy_status=0
+wait "$mypy_pid" || mypy_status=$?
+cat "$mypy_log"
+[ "$mypy_status" -eq 0 ] || exit "$mypy_status"
+step_done "tests/ and mypy"
 
 echo "== tests: the benchmark harness (loadtest/harness_tests/; short real runs)"
 # -v: a line per test, so the real runs do not look like a hang.
