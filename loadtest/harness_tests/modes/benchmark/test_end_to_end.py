@@ -48,6 +48,7 @@ def test_run_writes_complete_results(finished_run) -> None:
     assert results["settings"]["repeats"] == 1
     assert results["settings"]["arm_order"] == [list(ARMS)]
     assert results["settings"]["database"]["kind"] == "embedded"
+    assert "timetable" not in results  # no scenario of the default run declares one
     versions = {arm: results["apps"][arm]["versions"] for arm in ARMS}
     assert versions["v1"]["pydantic"].startswith("1.10.")
     assert versions["v2"]["pydantic"] == versions["v2-latest"]["pydantic"]

@@ -23,8 +23,14 @@ def three_arm_results() -> dict:
     )
 
 
-def test_report_html_is_one_self_contained_page(tmp_path: Path) -> None:
-    path = write_html_report(tmp_path, three_arm_results())
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """report.html of the three-arm run, written once for the tests that read it."""
+    return write_html_report(tmp_path_factory.mktemp("html"), three_arm_results())
+
+
+def test_report_html_is_one_self_contained_page(written: Path) -> None:
+    path = written
     html = path.read_text()
     assert html.startswith("<!DOCTYPE html>")
     # ratios, r/s, latency, CPU, memory, start-up
@@ -34,7 +40,7 @@ def test_report_html_is_one_self_contained_page(tmp_path: Path) -> None:
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", html))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
     assert "READ v2-latest/v2 [95% CI]" in html and "1.50x [1.50–1.50]" in html
-    assert (tmp_path / "ratios.svg").read_text().startswith("<svg")
+    assert (path.parent / "ratios.svg").read_text().startswith("<svg")
 
 
 def test_the_host_fields_of_a_results_file_are_text_not_markup(tmp_path: Path) -> None:
@@ -152,9 +158,8 @@ def test_run_directories_belong_to_the_report_mode_only() -> None:
 
 
 @needs_chromium
-def test_report_html_renders_its_charts_in_chromium_offline(tmp_path: Path) -> None:
-    path = write_html_report(tmp_path, three_arm_results())
-    pixels = screenshot_pixels(path, tmp_path)
+def test_report_html_renders_its_charts_in_chromium_offline(written: Path, tmp_path: Path) -> None:
+    pixels = screenshot_pixels(written, tmp_path)
     for arm in three_arm_results()["apps"]:
         # Every arm's bars are drawn: many pixels of exactly its colour.
         matching = pixels_of_arm(pixels, arm)

@@ -1,7 +1,13 @@
-"""`./test.sh --scenarios read-eager,read-lazy`: a page of posts with their comments and tags,
-end to end on a short real run (the dataset's related rows loaded, every answer verified, the
-statements each request sent counted at the arms' engines, the scenarios' own timetable), and
-the pieces it is made of on fixed inputs."""
+"""Two families of scenarios beside the benchmark's own, on one short real run (one run's
+start-up, database and reports for both; they share no code path that the other changes):
+
+- `--scenarios async-read,async-synthetic,async-write`: the `async def` twins of the
+  benchmark's scenarios (verified, measured, their writes counted, their statements counted at
+  the async engine);
+- `--scenarios read-eager,read-lazy`: a page of posts with their comments and tags (the
+  dataset's related rows loaded, every answer verified, the statements each request sent
+  counted at the arms' engines, the scenarios' own timetable, its settle bounded by the window
+  set by hand), and the pieces it is made of on fixed inputs."""
 
 import json
 from dataclasses import replace
@@ -10,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from harness_tests.runner import lab_processes, only_run, port_options, run_runner
+from harness_tests.runner import TINY_RUN, lab_processes, only_run, port_options, run_runner
 from loadtest.analysis.fit import declared_timetables
-from loadtest.analysis.stats import MIN_PAIRS_FOR_CI
 from loadtest.lab.statements import (
     StatementCount,
     StatementReading,
@@ -24,34 +29,25 @@ from loadtest.load.verify import post_shape_problems
 from loadtest.pipeline.measure import planned_seconds
 from loadtest.pipeline.settings import BenchmarkSettings
 
+ASYNC = ("async-read", "async-synthetic", "async-write")
 RELATED = ("read-eager", "read-lazy")
 
 
 @pytest.fixture(scope="module")
-def related_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path, set[int]]:
-    """Two arms, both related scenarios, the fewest pairs with an interval. --users and
-    --window set by hand are kept; the settle is the scenarios' own."""
-    results_dir = tmp_path_factory.mktemp("related")
+def families_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path, set[int]]:
+    """Two arms, both families, TINY_RUN's timetable: --users and --window set by hand are
+    kept for every scenario, and the related pages' own settle (0.5 s) is bounded to half the
+    window."""
+    results_dir = tmp_path_factory.mktemp("families")
     before = lab_processes()
     result = run_runner(
+        *TINY_RUN,
         "--scenarios",
-        ",".join(RELATED),
+        ",".join(RELATED + ASYNC),
         "--apps",
         "v1,v2",
-        "--pairs",
-        str(MIN_PAIRS_FOR_CI),
         "--repeats",
         "1",
-        "--warmup",
-        "1",
-        "--window",
-        "1.0",
-        "--users",
-        "1",
-        "--dataset",
-        "300",
-        "--startup-samples",
-        "0",
         "--no-calibration",
         "--results-dir",
         str(results_dir),
@@ -63,9 +59,29 @@ def related_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any
     return json.loads((run_dir / "results.json").read_text()), run_dir, leftovers
 
 
-def test_both_ways_are_measured_and_their_statements_counted(related_run) -> None:
-    results, run_dir, leftovers = related_run
-    assert results["settings"]["scenarios"] == list(RELATED)
+def test_every_async_scenario_is_verified_measured_and_counted(families_run) -> None:
+    results, _, leftovers = families_run
+    for arm in ("v1", "v2"):
+        figures = results["apps"][arm]["scenarios"]
+        for name in ASYNC:
+            assert figures[name]["requests"] > 0 and figures[name]["failures"] == 0, (arm, name)
+            assert not [flag for flag in figures[name]["flags"] if "verification" in flag]
+        write = figures["async-write"]
+        assert write["acknowledged_writes"] == write["new_rows"] > 0
+        assert {name: figures[name]["statements_per_request"] for name in ASYNC} == {
+            "async-read": 1.0,
+            "async-synthetic": None,
+            "async-write": 1.0,
+        }
+    assert list(results["ratios_vs_baseline"]) == list(RELATED + ASYNC)
+    for name in ASYNC:  # no timetable of their own: the run's
+        assert results["timetable"][name]["why"] == ["the run's: 1 users, 0.4 s windows"]
+    assert leftovers == set()
+
+
+def test_both_ways_are_measured_and_their_statements_counted(families_run) -> None:
+    results, run_dir, leftovers = families_run
+    assert results["settings"]["scenarios"] == list(RELATED + ASYNC)
     for arm in ("v1", "v2"):
         for name, statements in (("read-eager", 3.0), ("read-lazy", 41.0)):
             figures = results["apps"][arm]["scenarios"][name]
@@ -79,14 +95,17 @@ def test_both_ways_are_measured_and_their_statements_counted(related_run) -> Non
     assert leftovers == set()
 
 
-def test_the_scenarios_own_settle_is_kept_beside_what_was_set_by_hand(related_run) -> None:
-    results, run_dir, _ = related_run
+def test_the_scenarios_own_settle_is_bounded_by_the_window_set_by_hand(families_run) -> None:
+    results, run_dir, _ = families_run
     for name in RELATED:
         timetable = results["timetable"][name]
-        assert (timetable["users"], timetable["window_s"], timetable["settle_s"]) == (1, 1.0, 0.5)
-        assert (timetable["why"], timetable["notes"]) == ([RELATED_TIMETABLE.why], [])
+        assert (timetable["users"], timetable["window_s"], timetable["settle_s"]) == (1, 0.4, 0.2)
+        assert timetable["why"] == [RELATED_TIMETABLE.why]
+        [note] = timetable["notes"]
+        assert "its own settle of 0.5 s is more than half the window set by hand" in note
+        assert note in results["flags"]
     report = (run_dir / "report.md").read_text()
-    assert "READ related, eager 1 users × 1s" in report
+    assert "READ related, eager 1 users × 0.4s" in report
     assert "## Timetable\n\nPer scenario: its own where it declares one" in report
 
 
