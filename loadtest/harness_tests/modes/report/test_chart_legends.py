@@ -108,21 +108,41 @@ def legend_svgs(figure: Figure) -> list[str]:
     return found
 
 
-@needs_chromium
-@pytest.mark.parametrize(("name", "draw", "arms"), CHARTS, ids=[name for name, _, _ in CHARTS])
-def test_every_legend_shows_every_arm_in_its_colour(
-    name: str, draw: Callable[[], Figure], arms: set[str], tmp_path: Path
-) -> None:
-    figure = draw()
-    legends = legend_svgs(figure)
-    assert legends, f"{name}: no legend"
+@pytest.fixture(scope="module")
+def drawn_legends(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
+    """Every chart's legends on one page, drawn by one Chromium: each chart's blocks of its
+    pixels, by chart name (a Chromium a chart cost two to three seconds of CPU each)."""
+    folder = tmp_path_factory.mktemp("legends")
+    legends = {name: legend_svgs(draw()) for name, draw, _ in CHARTS}
+    svgs = [svg for found in legends.values() for svg in found]
     blocks = "".join(
-        f'<div style="height:{BLOCK_PX}px;overflow:hidden">{svg}</div>' for svg in legends
+        f'<div style="height:{BLOCK_PX}px;overflow:hidden">{svg}</div>' for svg in svgs
     )
-    page = tmp_path / "legends.html"
+    page = folder / "legends.html"
     page.write_text(f'<!DOCTYPE html><html><body style="margin:0">{blocks}</body></html>')
-    pixels = screenshot_pixels(page, tmp_path, height=BLOCK_PX * len(legends))
-    for number in range(len(legends)):
-        block = pixels[number * BLOCK_PX : (number + 1) * BLOCK_PX]
+    pixels = screenshot_pixels(page, folder, height=BLOCK_PX * len(svgs))
+    drawn: dict[str, list[Any]] = {}
+    first = 0
+    for name, found in legends.items():
+        drawn[name] = [
+            pixels[(first + number) * BLOCK_PX : (first + number + 1) * BLOCK_PX]
+            for number in range(len(found))
+        ]
+        first += len(found)
+    return drawn
+
+
+@needs_chromium
+@pytest.mark.parametrize(
+    ("name", "arms"),
+    [(name, arms) for name, _, arms in CHARTS],
+    ids=[name for name, _, _ in CHARTS],
+)
+def test_every_legend_shows_every_arm_in_its_colour(
+    name: str, arms: set[str], drawn_legends: dict[str, list[Any]]
+) -> None:
+    blocks = drawn_legends[name]
+    assert blocks, f"{name}: no legend"
+    for number, block in enumerate(blocks):
         counts = {arm: pixels_of_arm(block, arm) for arm in sorted(arms)}
         assert all(count > 0 for count in counts.values()), (name, number, counts)

@@ -5,6 +5,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from harness_tests.browser import needs_chromium, pixels_of_arm, screenshot_pixels
@@ -130,22 +131,28 @@ def test_the_terminal_report_answers_first(capsys: object) -> None:
     assert "nested-1000" in text and "Ratios, paired by round" in text
 
 
-def test_report_html_is_one_self_contained_page(tmp_path: Path) -> None:
-    write_reports(tmp_path, sweep_results())
-    html = (tmp_path / "report.html").read_text()
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reports of the hand-made run, written once for the tests that read them."""
+    folder = tmp_path_factory.mktemp("sweep-report")
+    write_reports(folder, sweep_results())
+    return folder
+
+
+def test_report_html_is_one_self_contained_page(written: Path) -> None:
+    html = (written / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 1
     assert "<script" not in html and "<link" not in html and "<img" not in html
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", html))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
     assert "(their machine)" in html
-    assert (tmp_path / "sweep.svg").read_text().startswith("<svg")
-    assert "| flat-1000 |" in (tmp_path / "report.md").read_text()
+    assert (written / "sweep.svg").read_text().startswith("<svg")
+    assert "| flat-1000 |" in (written / "report.md").read_text()
 
 
 @needs_chromium
-def test_report_html_renders_its_charts_in_chromium_offline(tmp_path: Path) -> None:
-    write_reports(tmp_path, sweep_results())
-    pixels = screenshot_pixels(tmp_path / "report.html", tmp_path)
+def test_report_html_renders_its_charts_in_chromium_offline(written: Path, tmp_path: Path) -> None:
+    pixels = screenshot_pixels(written / "report.html", tmp_path)
     # The gain lines (v2, v2-latest) and the CPU lines (every arm) are drawn.
     for arm in APPS:
         assert pixels_of_arm(pixels, arm) > 300, arm
